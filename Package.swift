@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "haul",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "haul", targets: ["haul"]),
+    .library(name: "HaulCore", targets: ["HaulCore"]),
+    .library(name: "HaulCurl", targets: ["HaulCurl"]),
+    .library(name: "HaulURLSession", targets: ["HaulURLSession"]),
+  ],
+  targets: [
+    // System libraries, reached through module maps.
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+    // Core: manifest, transfer model, Transport protocol, scheduler. No curl, no FoundationNetworking.
+    .target(name: "HaulCore", dependencies: ["CCrypto"]),
+
+    // The two transports.
+    .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
+    .target(name: "HaulURLSession", dependencies: ["HaulCore"]),
+
+    // The command-line tool: argument tables, progress display, report files.
+    .executableTarget(name: "haul", dependencies: ["HaulCore", "HaulCurl", "HaulURLSession"]),
+
+    // Test doubles and fixtures: fault-injecting server, nginx, fake transport.
+    .target(name: "HaulTestSupport", dependencies: ["HaulCore"]),
+
+    .testTarget(name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"]),
+    .testTarget(
+      name: "TransportConformanceTests",
+      dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "HaulTestSupport"]),
+    .testTarget(name: "CLITests", dependencies: ["HaulCore", "HaulTestSupport"]),
+  ]
+)

@@ -1,0 +1,139 @@
+/// What the scheduler reports as a run goes on. Delivered through an `AsyncStream`; progress
+/// is sampled (a few times a second), never one event per chunk.
+public enum TransferEvent: Sendable {
+  /// An entry's first attempt is starting (not sent for skipped entries).
+  case started(EntryInfo)
+  /// Sampled progress of the transfers in flight, and of the run as a whole.
+  case progress(ProgressSnapshot)
+  /// A further attempt is about to start after `delay` seconds.
+  case retry(EntryInfo, attempt: Int, code: TransferError.Code, delay: Double)
+  /// An entry ended: done, skipped or failed.
+  case finished(EntryOutcome)
+  /// The run ended; always the last event.
+  case summary(RunSummary)
+}
+
+/// Identifies an entry in events.
+public struct EntryInfo: Sendable, Hashable {
+  public var line: Int
+  public var path: String
+  public var operation: ManifestEntry.Operation
+  /// Total bytes expected, when known (manifest `size`, or the response's length).
+  public var expectedBytes: Int64?
+  public init(line: Int, path: String, operation: ManifestEntry.Operation, expectedBytes: Int64?)
+  {
+    self.line = line
+    self.path = path
+    self.operation = operation
+    self.expectedBytes = expectedBytes
+  }
+}
+
+/// The end of one entry: what the report's `transfers` array holds.
+public struct EntryOutcome: Sendable, Hashable {
+  public enum Status: String, Sendable, Hashable {
+    case ok
+    case skipped
+    case failed
+  }
+  public var line: Int
+  /// The manifest line, verbatim (for `--failed`).
+  public var text: String
+  /// The first source's URL without userinfo.
+  public var url: String
+  public var path: String
+  public var operation: ManifestEntry.Operation
+  public var status: Status
+  /// Bytes moved in this run (0 when skipped; the remainder when resumed).
+  public var bytes: Int64
+  public var attempts: Int
+  public var seconds: Double
+  /// The file's digest whenever it was computed or checked.
+  public var sha256: String?
+  /// Set for failures only.
+  public var error: TransferError?
+
+  public init(
+    line: Int, text: String, url: String, path: String, operation: ManifestEntry.Operation,
+    status: Status, bytes: Int64, attempts: Int, seconds: Double, sha256: String?,
+    error: TransferError?
+  ) {
+    self.line = line
+    self.text = text
+    self.url = url
+    self.path = path
+    self.operation = operation
+    self.status = status
+    self.bytes = bytes
+    self.attempts = attempts
+    self.seconds = seconds
+    self.sha256 = sha256
+    self.error = error
+  }
+}
+
+/// A sample of the run's progress.
+public struct ProgressSnapshot: Sendable {
+  /// One transfer in flight.
+  public struct Active: Sendable, Hashable {
+    public var entry: EntryInfo
+    /// Bytes of this entry present so far (including a resumed prefix).
+    public var bytes: Int64
+    public init(entry: EntryInfo, bytes: Int64) {
+      self.entry = entry
+      self.bytes = bytes
+    }
+  }
+  /// Entries ended so far (ok, skipped or failed).
+  public var finished: Int
+  public var failed: Int
+  /// Entries known so far (the manifest's count once validation has counted it).
+  public var total: Int
+  /// Bytes moved in this run so far.
+  public var bytes: Int64
+  /// Bytes expected for the whole run where known (sum of sizes), else nil.
+  public var expectedBytes: Int64?
+  public var active: [Active]
+  /// Seconds since the run started.
+  public var elapsed: Double
+
+  public init(
+    finished: Int, failed: Int, total: Int, bytes: Int64, expectedBytes: Int64?,
+    active: [Active], elapsed: Double
+  ) {
+    self.finished = finished
+    self.failed = failed
+    self.total = total
+    self.bytes = bytes
+    self.expectedBytes = expectedBytes
+    self.active = active
+    self.elapsed = elapsed
+  }
+}
+
+/// The report's `summary` object.
+public struct RunSummary: Sendable, Hashable {
+  public var total: Int
+  public var succeeded: Int
+  public var skipped: Int
+  public var failed: Int
+  public var bytes: Int64
+  public var seconds: Double
+  public var transport: String
+  /// Whether the run was interrupted (SIGINT/SIGTERM).
+  public var cancelled: Bool
+
+  public init(
+    total: Int, succeeded: Int, skipped: Int, failed: Int, bytes: Int64, seconds: Double,
+    transport: String, cancelled: Bool
+  ) {
+    self.total = total
+    self.succeeded = succeeded
+    self.skipped = skipped
+    self.failed = failed
+    self.bytes = bytes
+    self.seconds = seconds
+    self.transport = transport
+    self.cancelled = cancelled
+  }
+}

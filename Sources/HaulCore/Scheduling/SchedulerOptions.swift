@@ -1,0 +1,47 @@
+/// How a run behaves: the options of `haul run`, as the library takes them.
+public struct SchedulerOptions: Sendable {
+  /// Root directory for every entry's `path` (`-o`).
+  public var outputDirectory: String
+  /// Transfers in flight at once (`-j`).
+  public var concurrency: Int
+  /// Transfers in flight to one host (`--per-host`), a ceiling.
+  public var perHost: Int
+  /// Retries per source after its first attempt (`--retries`).
+  public var retries: Int
+  /// A transfer that moves no byte for this many seconds fails (`--timeout`).
+  public var stallTimeout: Double
+  /// Headers added to every request (`--header`); secrets.
+  public var headers: [HTTPField]
+  /// fsync each finished file before its rename and its directory after (`--fsync`).
+  public var fsync: Bool
+  /// First retry delay in seconds; doubles per retry, with jitter.
+  public var backoffBase: Double
+  /// Longest retry delay in seconds (a server's `Retry-After` may ask for more, up to 600).
+  public var backoffCap: Double
+  /// Entries known in total, for progress (set after validation counted them).
+  public var expectedTotal: Int?
+  /// Bytes expected in total (sum of known sizes), for progress.
+  public var expectedBytes: Int64?
+  /// Seconds between progress samples.
+  public var progressInterval: Double
+
+  public init(
+    outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,
+    stallTimeout: Double = 30, headers: [HTTPField] = [], fsync: Bool = false,
+    backoffBase: Double = 1, backoffCap: Double = 60, expectedTotal: Int? = nil,
+    expectedBytes: Int64? = nil, progressInterval: Double = 0.25
+  ) {
+    self.outputDirectory = outputDirectory
+    self.concurrency = concurrency
+    self.perHost = perHost
+    self.retries = retries
+    self.stallTimeout = stallTimeout
+    self.headers = headers
+    self.fsync = fsync
+    self.backoffBase = backoffBase
+    self.backoffCap = backoffCap
+    self.expectedTotal = expectedTotal
+    self.expectedBytes = expectedBytes
+    self.progressInterval = progressInterval
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// One HTTP exchange for a transport to perform: a single request and its response, without
+/// following redirects (haul follows them itself, the same way for every transport; see
+/// `RedirectPolicy`).
+public struct TransferRequest: Sendable {
+  /// The URL to send to; always `http` or `https`.
+  public var url: URL
+  /// `GET` for downloads, `PUT` or `POST` for uploads.
+  public var method: String
+  /// Extra request headers (the transfer's own: `--header`, manifest `headers`, credentials).
+  /// `Range` and `If-Range` are set from `range` and `ifRange`, never through here.
+  public var headers: [HTTPField]
+  /// The byte range to ask for (`Range: bytes=start-` or `bytes=start-end`), or `nil`.
+  public var range: ByteRange?
+  /// The validator sent as `If-Range` with `range` (a strong ETag or an HTTP date).
+  public var ifRange: String?
+  /// The request body, for uploads; streamed from the file, never loaded whole.
+  public var body: RequestBody?
+  /// A transfer that moves no byte for this many seconds fails with `timeout`.
+  public var stallTimeout: Double
+  /// Opening the connection (including TLS) may take at most this many seconds.
+  public var connectTimeout: Double
+
+  public init(
+    url: URL, method: String = "GET", headers: [HTTPField] = [], range: ByteRange? = nil,
+    ifRange: String? = nil, body: RequestBody? = nil, stallTimeout: Double = 30,
+    connectTimeout: Double = 30
+  ) {
+    self.url = url
+    self.method = method
+    self.headers = headers
+    self.range = range
+    self.ifRange = ifRange
+    self.body = body
+    self.stallTimeout = stallTimeout
+    self.connectTimeout = connectTimeout
+  }
+}
+
+/// An inclusive byte range; `end == nil` means "to the end of the resource".
+public struct ByteRange: Sendable, Hashable {
+  public var start: Int64
+  public var end: Int64?
+  public init(start: Int64, end: Int64? = nil) {
+    self.start = start
+    self.end = end
+  }
+  /// The value of a `Range` header for this range.
+  public var headerValue: String { "bytes=\(start)-\(end.map(String.init) ?? "")" }
+}
+
+/// The body of an upload: a regular file, read from its first byte each time it is sent.
+public struct RequestBody: Sendable, Hashable {
+  /// Absolute path of the file to send.
+  public var path: String
+  /// The number of bytes to send (`Content-Length`).
+  public var length: Int64
+  public init(path: String, length: Int64) {
+    self.path = path
+    self.length = length
+  }
+}

@@ -1,0 +1,48 @@
+/// Moves the bytes of one HTTP exchange between a server and the local disk.
+///
+/// haul has two implementations, `CurlTransport` (libcurl's multi interface on its own
+/// thread) and `URLSessionTransport` (FoundationNetworking); both run the same conformance
+/// suite. A transport performs exactly one request and returns the response as it is:
+/// it does not follow redirects, retry, or judge the status code; the scheduler does all
+/// that, once, for every transport.
+///
+/// Every transport must: stream the body to the sink as it arrives and never hold a whole
+/// body in memory; stream an upload body from its file; send no `Accept-Encoding` and decode
+/// nothing; use no cookies, no netrc, no proxy settings from files; verify TLS; fail with
+/// `timeout` when no byte moves for `stallTimeout`; reject a header block over 256 KiB with
+/// `protocol`; and stop promptly (with `cancelled`) when the calling task is cancelled.
+public protocol Transport: Sendable {
+  /// A short name for reports and benchmarks (`curl`, `urlsession`).
+  var name: String { get }
+
+  /// Performs one exchange. HTTP error statuses are returned, not thrown: only failures to
+  /// complete the exchange throw (`connection`, `timeout`, `tls`, `protocol`, `cancelled`,
+  /// or whatever the sink threw).
+  func perform(_ request: TransferRequest, sink: any ResponseSink) async throws(TransferError)
+    -> TransferResponse
+
+  /// Releases the transport's resources. Call once, after the last `perform` returned.
+  func shutdown() async
+}
+
+/// Options every transport honours when it is created.
+public struct TransportOptions: Sendable, Hashable {
+  /// Most connections open at once, over all hosts.
+  public var maxConnections: Int
+  /// Most connections open at once to one host.
+  public var maxConnectionsPerHost: Int
+  /// A PEM file of extra CA certificates to trust besides the system's (`--cacert`).
+  public var extraCACertificates: String?
+  /// The largest response header block accepted, in bytes.
+  public var maxHeaderBytes: Int
+
+  public init(
+    maxConnections: Int = 16, maxConnectionsPerHost: Int = 8,
+    extraCACertificates: String? = nil, maxHeaderBytes: Int = 256 * 1024
+  ) {
+    self.maxConnections = maxConnections
+    self.maxConnectionsPerHost = maxConnectionsPerHost
+    self.extraCACertificates = extraCACertificates
+    self.maxHeaderBytes = maxHeaderBytes
+  }
+}
