@@ -16,4 +16,12 @@ public protocol ResponseSink: AnyObject, Sendable {
   /// Called for each chunk of an accepted body, in order. Throwing aborts the exchange with
   /// that error (a full disk, a body longer than expected).
   func receive(body: UnsafeRawBufferPointer) throws(TransferError)
+
+  /// Called as an upload's body goes out, with the total request-body bytes sent so far in
+  /// this exchange; for progress only. Must be cheap: it may be called per chunk.
+  func sent(totalBytes: Int64)
+}
+
+extension ResponseSink {
+  public func sent(totalBytes: Int64) {}
 }
