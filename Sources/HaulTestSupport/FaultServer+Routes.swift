@@ -96,9 +96,8 @@ private struct FaultExchange {
     let size = int("size") ?? 0
     let changing = options["etag"] == "changing"
     let generationOfContent = changing ? UInt64(hit) : 0
-    let seed =
-      (options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name))
-      &+ generationOfContent &* 0x1_0000_0001
+    let baseSeed = options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name)
+    let seed = changing ? FaultServer.changingSeed(baseSeed, hit: hit) : baseSeed
     let etag = "\"\(String(seed, radix: 16))-\(size)\""
     let lastModified = Self.httpDate(
       Date(timeIntervalSince1970: 1_704_067_200 + Double(generationOfContent) * 60))

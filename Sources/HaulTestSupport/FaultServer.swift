@@ -154,6 +154,12 @@ public final class FaultServer: Sendable {
     return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
   }
 
+  /// The content seed that `/data/...&seed=S&etag=changing` serves to the request with the
+  /// given hit (0 for the first request of that URL), so tests know the bytes to expect.
+  public static func changingSeed(_ seed: UInt64, hit: Int) -> UInt64 {
+    seed &+ UInt64(hit) &* 0x1_0000_0001
+  }
+
   // MARK: - Observations
 
   /// Every request received so far, in arrival order.

@@ -1,0 +1,91 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+extension TransportConformance {
+  @Test("downloads a small file from nginx exactly", arguments: TransportKind.allCases)
+  func downloads_small_file_from_nginx(_ kind: TransportKind) async throws {
+    try await NginxFixture.with { nginx in
+      let sha = try nginx.createFile("small.bin", size: 100_000, seed: 1)
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("small.bin"))
+          let response = try await transport.perform(
+            .download(nginx.url("/small.bin")), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.bodyBytes == 100_000)
+          #expect(sink.finish() == sha)
+          #expect(
+            FileDigest(path: scratch.file("small.bin")) == FileDigest(length: 100_000, sha256: sha))
+        }
+      }
+    }
+  }
+
+  @Test("downloads a 64 MiB file from nginx exactly", arguments: TransportKind.allCases)
+  func downloads_64_MiB_file_from_nginx(_ kind: TransportKind) async throws {
+    let size: Int64 = 64 << 20
+    try await NginxFixture.with { nginx in
+      let sha = try nginx.createFile("big/64m.bin", size: size, seed: 64)
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("64m.bin"))
+          let response = try await transport.perform(
+            .download(nginx.url("/big/64m.bin")), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.head.contentLength == size)
+          #expect(response.bodyBytes == size)
+          #expect(sink.finish() == sha)
+          #expect(
+            FileDigest(path: scratch.file("64m.bin")) == FileDigest(length: size, sha256: sha))
+        }
+      }
+    }
+  }
+
+  @Test(
+    "downloads from the fault server with its validators, asking for no encoding",
+    arguments: TransportKind.allCases)
+  func downloads_from_fault_server(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("f.bin"))
+          let response = try await transport.perform(
+            .download(server.dataURL("plain", size: 300_000, seed: 7)), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.head.value(for: "ETag") != nil)
+          #expect(response.head.value(for: "Last-Modified") != nil)
+          #expect(sink.finish() == TestContent.sha256(seed: 7, count: 300_000))
+          let records = server.requests(pathPrefix: "/data/plain")
+          #expect(records.count == 1)
+          let record = try #require(records.first)
+          #expect(record.method == "GET")
+          #expect(
+            record.value(for: "Accept-Encoding") == nil, "a transport must not ask for encodings")
+          #expect(record.value(for: "Range") == nil)
+          #expect(record.value(for: "Cookie") == nil)
+        }
+      }
+    }
+  }
+
+  @Test("reuses one connection for sequential requests", arguments: TransportKind.allCases)
+  func reuses_connection(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          for i in 0..<3 {
+            let sink = try FileTestSink(path: scratch.file("r\(i).bin"))
+            let response = try await transport.perform(
+              .download(server.dataURL("reuse-\(i)", size: 10_000, seed: UInt64(i))), sink: sink)
+            #expect(response.head.status == 200)
+          }
+          let connections = Set(server.requests(pathPrefix: "/data/reuse-").map(\.connectionID))
+          #expect(connections.count == 1, "keep-alive connections should be reused")
+        }
+      }
+    }
+  }
+}
