@@ -34,6 +34,14 @@ enum CurlCallbacks {
     return exchange.readBody(into: UnsafeMutableRawPointer(buffer), capacity: size * count)
   }
 
+  /// `CURLOPT_XFERINFOFUNCTION`: called often (at least once a second) while the exchange
+  /// runs; enforces the stall timeout.
+  static let progress: curl_xferinfo_callback = { context, _, received, _, sent in
+    guard let context else { return 1 }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    return exchange.checkStall(moved: Int64(received) + Int64(sent)) ? 0 : 1
+  }
+
   /// `CURLOPT_SEEKFUNCTION`: lets libcurl rewind the upload body to resend it.
   static let seek: curl_seek_callback = { context, offset, origin in
     guard let context else { return CURL_SEEKFUNC_FAIL }
@@ -99,6 +107,32 @@ extension CurlExchange {
     uploadOffset += Int64(count)
     sink.sent(totalBytes: uploadOffset)
     return count
+  }
+
+  /// Restarts the stall clock when bytes moved since the last call; returns `false` (the
+  /// reason kept in `failure`) once nothing moved for `stallTimeout`.
+  ///
+  /// libcurl's own `LOW_SPEED_TIME` averages over a window of several seconds, so alone it
+  /// fires up to ~6 s late; this check counts from the last byte exactly. The clock starts
+  /// at the first call, so an exchange waiting for a free connection is not timed.
+  func checkStall(moved body: Int64) -> Bool {
+    let moved = body + Int64(parser.totalBytes)
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    if moved != movedBytes || lastMovement == 0 {
+      movedBytes = moved
+      lastMovement = nanoseconds
+      return true
+    }
+    guard Double(nanoseconds - lastMovement) / 1e9 >= request.stallTimeout else { return true }
+    failure = TransferError(
+      .timeout, "no byte moved for \(Self.seconds(request.stallTimeout)) seconds")
+    return false
+  }
+
+  private static func seconds(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(value)
   }
 
   /// Moves the upload position; only absolute positions inside the body are allowed.

@@ -55,7 +55,11 @@ extension CurlExchange {
     check(easy.set(CURLOPT_PROXY, ""))
     check(easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0))
 
-    // Timeouts: curl enforces them; a stall is less than 1 byte/s for `stallTimeout`.
+    // Timeouts: curl enforces the connect timeout and, as a backstop, less than 1 byte/s
+    // over `stallTimeout`; the progress callback enforces the stall timeout exactly.
+    check(easy.set(CURLOPT_NOPROGRESS, 0))
+    check(easy.set(CURLOPT_XFERINFOFUNCTION, progress: CurlCallbacks.progress))
+    check(easy.set(CURLOPT_XFERINFODATA, pointer: context))
     check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
     check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 1))
     check(easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.rounded(.up)))))

@@ -168,6 +168,11 @@ extension CurlExchange {
   func result(for code: CURLcode, easy: CurlEasy) -> Result<TransferResponse, TransferError> {
     if let failure { return .failure(failure) }
     guard code == CURLE_OK else {
+      if code == CURLE_OUT_OF_MEMORY, head == nil {
+        // libcurl 7.88 reports a single header line over its 100 KiB limit as out of memory.
+        return .failure(
+          TransferError(.protocol, "a response header line is longer than libcurl accepts"))
+      }
       return .failure(CurlErrorMapping.error(for: code, detail: easy.errorDetail, request: request))
     }
     // A response without a body (HEAD, 204, 304) may end before the head was delivered.
