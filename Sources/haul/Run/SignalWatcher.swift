@@ -1,0 +1,53 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Turns SIGINT and SIGTERM into a graceful stop, and a second one into an immediate exit.
+///
+/// The default handlers are ignored and the signals are delivered through `DispatchSource`s
+/// on a private serial queue, so the handlers run as ordinary code (not in signal context).
+/// The first signal calls `onFirst` (cancel the scheduler) and arms a deadline: should the
+/// run still not have ended after `deadline` seconds, `onExit` runs as if a second signal had
+/// come. `onExit` must end the process (restore the terminal, then `_exit(130)`).
+final class SignalWatcher: Sendable {
+  private let queue = DispatchQueue(label: "haul.signals")
+  private let sources: Mutex<[any DispatchSourceSignal]> = Mutex([])
+  private let received = Mutex(0)
+
+  init(
+    deadline: Double = 10, onFirst: @escaping @Sendable () -> Void,
+    onExit: @escaping @Sendable () -> Void
+  ) {
+    var made: [any DispatchSourceSignal] = []
+    for number in [SIGINT, SIGTERM] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+      source.setEventHandler { [received, queue] in
+        let count = received.withLock { count in
+          count += 1
+          return count
+        }
+        if count == 1 {
+          onFirst()
+          queue.asyncAfter(deadline: .now() + deadline) { onExit() }
+        } else {
+          onExit()
+        }
+      }
+      source.resume()
+      made.append(source)
+    }
+    sources.withLock { $0 = made }
+  }
+
+  /// Whether a signal has asked the run to stop.
+  var wasSignalled: Bool { received.withLock { $0 > 0 } }
+
+  /// Stops watching; the signals' default actions are not restored (the process is ending).
+  func stop() {
+    sources.withLock { list in
+      for source in list { source.cancel() }
+      list.removeAll()
+    }
+  }
+}
