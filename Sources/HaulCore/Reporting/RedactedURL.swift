@@ -8,7 +8,8 @@ public enum RedactedURL {
     guard let schemeEnd = url.range(of: "://") else { return url }
     let authorityStart = schemeEnd.upperBound
     let rest = url[authorityStart...]
-    let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
+    let authorityEnd =
+      rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
     let authority = url[authorityStart..<authorityEnd]
     guard let at = authority.lastIndex(of: "@") else { return url }
     return String(url[..<authorityStart]) + String(url[url.index(after: at)...])

@@ -19,19 +19,19 @@ enum Commands {
         "concurrency", short: "j", value: "N", default: "16", help: "transfers in flight at once"),
       OptionSpec("per-host", value: "N", default: "8", help: "transfers in flight to one host"),
       OptionSpec(
-        "transport", value: "curl|urlsession", default: "curl",
-        help: "which transport runs the transfers"),
+        "transport", value: "NAME", default: "curl",
+        help: "which transport runs the transfers: curl or urlsession"),
       OptionSpec(
-        "retries", value: "N", default: "5", help: "retries per source after the first attempt"),
+        "retries", value: "N", default: "5", help: "retries per source after its first attempt"),
       OptionSpec(
         "segments", value: "N", default: "1",
-        help: "ranges fetched in parallel for one large download (not yet supported)"),
+        help: "(not yet supported) ranges fetched in parallel for one large download"),
       OptionSpec(
         "min-segment-size", value: "SIZE", default: "8M",
         help: "smaller downloads are never split"),
       OptionSpec(
         "max-rate", value: "RATE",
-        help: "overall cap in bytes per second, e.g. 50M (not yet supported)"),
+        help: "(not yet supported) overall cap in bytes per second, e.g. 50M"),
       OptionSpec(
         "timeout", value: "SECONDS", default: "30",
         help: "a transfer that moves no byte this long fails"),
@@ -40,12 +40,12 @@ enum Commands {
         help: "add a header to every request; repeatable"),
       OptionSpec(
         "auth-command", value: "CMD",
-        help: "send CMD's output as a bearer token (not yet supported)"),
+        help: "(not yet supported) send CMD's output as a bearer token"),
       OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),
       OptionSpec(
         "events", help: "JSON Lines events on standard output instead of the progress display"),
       OptionSpec(
-        "shard", value: "K/N", help: "run only shard K of N (not yet supported)"),
+        "shard", value: "K/N", help: "(not yet supported) run only shard K of N"),
       OptionSpec("quiet", short: "q", help: "no progress display; errors and summary still shown"),
       OptionSpec("cacert", value: "FILE", help: "also trust the CA certificates in FILE (PEM)"),
       OptionSpec("fsync", help: "make each finished file durable before it is put in place"),
@@ -56,9 +56,9 @@ enum Commands {
     epilogue: [
       """
       SIZE and RATE take K, M, G as binary multiples (8M = 8 MiB).
-      Exit status: 0 all transfers ok or already complete, 1 some failed, 2 usage or manifest
-      error (nothing transferred), 130 interrupted (SIGINT/SIGTERM; partial files are kept
-      and the next run resumes them).
+      Exit status: 0 all transfers ok or already complete, 1 some failed, 2 usage or
+      manifest error (nothing transferred), 130 interrupted (SIGINT/SIGTERM; partial files
+      are kept and the next run resumes them).
       """
     ])
 

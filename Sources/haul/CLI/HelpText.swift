@@ -30,13 +30,34 @@ enum HelpText {
     for paragraph in command.description { lines += [paragraph, ""] }
     lines.append("Options:")
     let width = command.options.map(\.synopsis.count).max() ?? 0
+    let indent = String(repeating: " ", count: width + 4)
     for option in command.options {
       var text = option.help
       if let value = option.defaultValue { text += " (default: \(value))" }
-      lines.append("  " + pad(option.synopsis, width) + "  " + text)
+      let wrapped = wrap(text, width: max(30, lineWidth - indent.count))
+      lines.append("  " + pad(option.synopsis, width) + "  " + wrapped[0])
+      lines += wrapped.dropFirst().map { indent + $0 }
     }
     for paragraph in command.epilogue { lines += ["", paragraph] }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The width help text is wrapped to.
+  static let lineWidth = 80
+
+  /// `text` broken at spaces into lines of at most `width` characters (longer words stay whole).
+  static func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var current = ""
+    for word in text.split(separator: " ") {
+      if !current.isEmpty, current.count + 1 + word.count > width {
+        lines.append(current)
+        current = ""
+      }
+      current += current.isEmpty ? String(word) : " " + word
+    }
+    lines.append(current)
+    return lines
   }
 
   private static func pad(_ text: String, _ width: Int) -> String {

@@ -53,9 +53,8 @@ struct OptionValues {
       throw UsageError(
         "--header '\(name)' must not contain CR, LF or NUL in its value", command: command)
     }
-    if let owned = OptionValues.ownedHeaders.first(where: { $0.lowercased() == name.lowercased() })
-    {
-      throw UsageError("--header '\(name)' is set by haul itself (\(owned))", command: command)
+    if OptionValues.ownedHeaders.contains(where: { $0.lowercased() == name.lowercased() }) {
+      throw UsageError("--header '\(name)': haul sets this header itself", command: command)
     }
     return HTTPField(name, value)
   }

@@ -59,7 +59,11 @@ struct ParsedArguments: Equatable {
           throw UsageError("unknown option '--\(name)'", command: command.name)
         }
         if option.takesValue {
-          parsed.record(option, try inline ?? nextValue(for: option, spelled: "--\(name)"))
+          if let inline {
+            parsed.record(option, inline)
+          } else {
+            parsed.record(option, try nextValue(for: option, spelled: "--\(name)"))
+          }
         } else if inline != nil {
           throw UsageError("option '--\(name)' takes no value", command: command.name)
         } else {

@@ -12,7 +12,8 @@ enum Format {
       unit += 1
     }
     if unit == 0 { return "\(max(0, count)) B" }
-    return String(format: value < 10 ? "%.2f %@" : value < 100 ? "%.1f %@" : "%.0f %@",
+    return String(
+      format: value < 10 ? "%.2f %@" : value < 100 ? "%.1f %@" : "%.0f %@",
       value, units[unit])
   }
 

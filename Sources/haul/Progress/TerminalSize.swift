@@ -16,9 +16,22 @@ enum TerminalSize {
 /// How many terminal columns text takes, for fitting lines to the width.
 enum TextWidth {
   /// Columns of `scalar`: 2 for wide (East Asian) characters, 0 for combining marks, else 1.
+  /// An approximation of `wcwidth` from the scalar's Unicode properties (glibc's `wcwidth`
+  /// is not visible to Swift, and would depend on the locale).
   static func columns(_ scalar: Unicode.Scalar) -> Int {
-    let width = wcwidth(wchar_t(bitPattern: scalar.value))
-    return width < 0 ? 1 : Int(width)
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format, .control: return 0
+    default: break
+    }
+    if scalar.properties.isEmojiPresentation { return 2 }
+    switch scalar.value {
+    case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+      0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+      0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+      return 2
+    default:
+      return 1
+    }
   }
 
   /// Columns of `text`.

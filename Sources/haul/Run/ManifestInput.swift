@@ -28,7 +28,8 @@ final class ManifestInput {
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else {
       throw ManifestError(
-        manifest: "-", line: 0, reason: "cannot spool standard input: \(ProcessEnvironment.errorText())")
+        manifest: "-", line: 0,
+        reason: "cannot spool standard input: \(ProcessEnvironment.errorText())")
     }
     template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
     spool = fd
@@ -53,7 +54,8 @@ final class ManifestInput {
       if got < 0, errno == EINTR { continue }
       guard got >= 0 else {
         throw ManifestError(
-          manifest: "-", line: 0, reason: "cannot read standard input: \(ProcessEnvironment.errorText())")
+          manifest: "-", line: 0,
+          reason: "cannot read standard input: \(ProcessEnvironment.errorText())")
       }
       if got == 0 { return }
       var offset = 0
