@@ -85,10 +85,18 @@ struct EntryRunner: Sendable {
         await scheduler.releaseSlot(host: host)
         switch attempt {
         case .success(let success):
+          await scheduler.noteAnswer(host: host, status: 200, retryAfter: nil)
           result = success
           break sources
         case .failure(let failure):
           lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
+          if let status = lastError.code.httpStatus {
+            await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
+          } else if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
+            attemptOfSource -= 1
+            events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
+            continue
+          }
           let verdict = scheduler.retryPolicy.verdict(
             for: lastError.code, attemptOfSource: attemptOfSource,
             retryAfter: failure.retryAfter, jitter: Double.random(in: 0..<1))

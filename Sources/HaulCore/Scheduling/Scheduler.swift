@@ -15,6 +15,9 @@ public actor Scheduler {
   let retryPolicy: RetryPolicy
   private var admission: AdmissionState
   private var slotWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+  private var wakeAt: Double?
+  private var contacted: Set<String> = []
+  private var outages: [String: [CheckedContinuation<Bool, Never>]] = [:]
   private var active: [Int: (EntryInfo, ProgressCounter)] = [:]
   private var tally = Tally()
   private var cancelled = false
@@ -46,8 +49,11 @@ public actor Scheduler {
     guard !cancelled else { return }
     cancelled = true
     runTask?.cancel()
+    _ = admission.withdrawAll()
     for (_, waiter) in slotWaiters { waiter.resume(returning: false) }
     slotWaiters.removeAll()
+    for waiter in outages.values.joined() { waiter.resume(returning: false) }
+    outages.removeAll()
   }
 
   private func start<Entries: Sequence<ManifestEntry> & Sendable>(
@@ -122,12 +128,16 @@ public actor Scheduler {
 
   // MARK: Slots
 
+  /// Seconds since the run started, the clock of `AdmissionState`.
+  private var now: Double { elapsed }
+
   /// Waits for room to run one attempt against `host`; `false` when the run was cancelled.
   func acquireSlot(host: String) async -> Bool {
     guard !cancelled else { return false }
     nextTicket += 1
     let ticket = nextTicket
-    if admission.request(id: ticket, host: host) { return true }
+    if admission.request(id: ticket, host: host, now: now) { return true }
+    scheduleWake()
     return await withCheckedContinuation { continuation in
       slotWaiters[ticket] = continuation
     }
@@ -135,9 +145,77 @@ public actor Scheduler {
 
   /// Frees a slot taken with `acquireSlot`.
   func releaseSlot(host: String) {
-    for ticket in admission.release(host: host) {
+    admit(admission.release(host: host, now: now))
+  }
+
+  /// Records the status a host answered: a 429 or 503 makes haul polite to it.
+  func noteAnswer(host: String, status: Int, retryAfter: Double?) {
+    contacted.insert(host)
+    if status == 429 || status == 503 {
+      admission.throttled(host: host, retryAfter: retryAfter, now: now)
+    }
+  }
+
+  private func admit(_ tickets: [Int]) {
+    for ticket in tickets {
       slotWaiters.removeValue(forKey: ticket)?.resume(returning: true)
     }
+    scheduleWake()
+  }
+
+  /// Makes sure someone looks again when a hold on a host expires or a limit grows.
+  private func scheduleWake() {
+    guard admission.waitingCount > 0, let at = admission.nextChange(now: now) else { return }
+    if let wakeAt, wakeAt <= at, wakeAt > now { return }
+    wakeAt = at
+    Task {
+      try? await Task.sleep(for: .seconds(max(0, at - self.now) + 0.001))
+      self.wake(at: at)
+    }
+  }
+
+  private func wake(at: Double) {
+    if wakeAt == at { wakeAt = nil }
+    admit(admission.admitWaiting(now: now))
+  }
+
+  // MARK: Connectivity
+
+  /// Called when an attempt to `origin` failed with a connection error. When the host had
+  /// answered earlier in this run and does not accept connections now, it is down: nothing
+  /// new starts there, one probe retries with backoff, and this returns `true` once the host
+  /// is back (the attempt then does not count against the entry's retries). Returns `false`
+  /// when the failure was the entry's alone (the host accepts connections, or never did).
+  func hostUnreachable(_ origin: Origin) async -> Bool {
+    let host = origin.description
+    guard contacted.contains(host), !cancelled else { return false }
+    if outages[host] == nil {
+      admission.markDown(host: host)
+      outages[host] = []
+      Task { await self.probe(origin) }
+    }
+    return await withCheckedContinuation { continuation in
+      outages[host, default: []].append(continuation)
+    }
+  }
+
+  private func probe(_ origin: Origin) async {
+    let host = origin.description
+    var delay = 0.25
+    let began = now
+    var waited = false
+    while !cancelled {
+      let reachable = await Task.detached {
+        ConnectivityProbe.canConnect(host: origin.host, port: origin.port, timeout: 2)
+      }.value
+      if reachable || now - began > options.outageLimit { break }
+      waited = true
+      try? await Task.sleep(for: .seconds(delay))
+      delay = min(delay * 2, 30)
+    }
+    let waiters = outages.removeValue(forKey: host) ?? []
+    admit(admission.markUp(host: host, now: now))
+    for waiter in waiters { waiter.resume(returning: waited && !cancelled) }
   }
 
   // MARK: Progress
