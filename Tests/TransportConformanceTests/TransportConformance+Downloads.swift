@@ -62,8 +62,11 @@ extension TransportConformance {
           #expect(records.count == 1)
           let record = try #require(records.first)
           #expect(record.method == "GET")
+          // No encoding may be asked for; `identity` says exactly that (URLSession on Linux
+          // cannot leave the header out, so it sends `identity`).
           #expect(
-            record.value(for: "Accept-Encoding") == nil, "a transport must not ask for encodings")
+            [nil, "identity"].contains(record.value(for: "Accept-Encoding")),
+            "a transport must not ask for encodings")
           #expect(record.value(for: "Range") == nil)
           #expect(record.value(for: "Cookie") == nil)
         }

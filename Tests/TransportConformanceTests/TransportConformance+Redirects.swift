@@ -127,6 +127,11 @@ extension TransportConformance {
 
   @Test("an https origin is never redirected to http", arguments: TransportKind.allCases)
   func https_to_http_refused(_ kind: TransportKind) async throws {
+    try kind.skip(
+      on: .urlsession,
+      because: "URLSessionTransport cannot trust the test server's CA file (URLSession on "
+        + "Linux has no way to add one), so the https origin is unreachable; the rule itself "
+        + "lives in Exchange and is checked through curl")
     try await NginxFixture.with(tls: true) { nginx in
       try nginx.createFile("plain.bin", size: 1000, seed: 54)
       let options = TransportOptions(extraCACertificates: nginx.certificatePath)

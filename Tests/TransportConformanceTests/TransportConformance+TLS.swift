@@ -6,6 +6,10 @@ import Testing
 extension TransportConformance {
   @Test("downloads over HTTPS trusting an extra CA file", arguments: TransportKind.allCases)
   func https_with_extra_ca(_ kind: TransportKind) async throws {
+    try kind.skip(
+      on: .urlsession,
+      because: "URLSessionTransport cannot trust extra CA certificates: URLSession on Linux "
+        + "offers no way to add a CA file, so only the system store is trusted")
     try await NginxFixture.with(tls: true) { nginx in
       let sha = try nginx.createFile("secure.bin", size: 200_000, seed: 61)
       let options = TransportOptions(extraCACertificates: nginx.certificatePath)

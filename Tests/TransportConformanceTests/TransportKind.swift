@@ -1,10 +1,12 @@
 import HaulCore
 import HaulCurl
+import HaulURLSession
 import Testing
 
 /// The transports every conformance case runs through.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case curl
+  case urlsession
 
   var testDescription: String { rawValue }
 
@@ -12,6 +14,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
   func make(_ options: TransportOptions = .init()) -> any Transport {
     switch self {
     case .curl: CurlTransport(options: options)
+    case .urlsession: URLSessionTransport(options: options)
     }
   }
 
@@ -28,5 +31,11 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
       await transport.shutdown()
       throw error
     }
+  }
+
+  /// Ends the current test case, reported as cancelled rather than failed, when it runs
+  /// through `transport`: for a case that transport cannot pass, with the reason why.
+  func skip(on transport: TransportKind, because reason: String) throws {
+    if self == transport { try Test.cancel(Comment(rawValue: reason)) }
   }
 }
