@@ -91,4 +91,32 @@ extension TransportConformance {
       }
     }
   }
+
+  @Test(
+    "runs exchanges in parallel, within the per-host connection limit",
+    arguments: TransportKind.allCases)
+  func parallel_within_per_host_limit(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      let options = TransportOptions(maxConnections: 8, maxConnectionsPerHost: 2)
+      try await kind.withTransport(options) { transport in
+        try await withScratch { scratch in
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<5 {
+              let url = server.dataURL(
+                "par-\(i)", size: 20_000, seed: UInt64(i), options: ["drip": "50000"])
+              let sink = try FileTestSink(path: scratch.file("par-\(i).bin"))
+              group.addTask {
+                let response = try await transport.perform(.download(url), sink: sink)
+                #expect(response.head.status == 200)
+                #expect(sink.finish() == TestContent.sha256(seed: UInt64(i), count: 20_000))
+              }
+            }
+            try await group.waitForAll()
+          }
+          #expect(server.requests(pathPrefix: "/data/par-").count == 5)
+          #expect(server.maxInFlight(pathPrefix: "/data/par-") == 2)
+        }
+      }
+    }
+  }
 }

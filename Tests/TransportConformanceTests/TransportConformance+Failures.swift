@@ -67,6 +67,46 @@ extension TransportConformance {
     }
   }
 
+  @Test(
+    "a 503 is returned with its Retry-After and its body is not written",
+    arguments: TransportKind.allCases)
+  func unavailable_status_returned_with_headers(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("busy.bin")
+          let sink = try FileTestSink(path: path)
+          let url = server.dataURL(
+            "busy", size: 1000, seed: 46, options: ["status": "503", "retryAfter": "7"])
+          let response = try await transport.perform(.download(url), sink: sink)
+          #expect(response.head.status == 503)
+          #expect(response.head.value(for: "Retry-After") == "7")
+          #expect(response.bodyBytes == 0)
+          #expect(contents(of: path).isEmpty)
+        }
+      }
+    }
+  }
+
+  @Test(
+    "an error thrown by the sink ends an endless body with that error",
+    arguments: TransportKind.allCases)
+  func sink_error_stops_endless_body(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("endless.bin"), bodyLimit: 1 << 20)
+          let url = server.dataURL("endless", size: 0, seed: 47, options: ["endless": "1"])
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .sizeMismatch, "\(String(describing: error))")
+          #expect(FileDigest(path: scratch.file("endless.bin"))?.length ?? 0 <= 1 << 20)
+        }
+      }
+    }
+  }
+
   @Test("a header block over 256 KiB is a protocol error", arguments: TransportKind.allCases)
   func oversized_headers_are_protocol_error(_ kind: TransportKind) async throws {
     try await withFaultServer { server in

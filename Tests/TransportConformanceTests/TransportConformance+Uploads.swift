@@ -18,6 +18,7 @@ extension TransportConformance {
             sink: sink)
           #expect(response.head.status == 201)
           #expect(response.sentBytes == size)
+          #expect(sink.sentBytes == size, "upload progress should reach the body's length")
           #expect(nginx.fileDigest("upload/dir/up.bin") == FileDigest(length: size, sha256: sha))
         }
       }
@@ -40,6 +41,7 @@ extension TransportConformance {
             sink: sink)
           #expect(response.head.status == 201)
           #expect(response.sentBytes == size)
+          #expect(sink.sentBytes == size, "upload progress should reach the body's length")
           let upload = try #require(server.upload(named: "post-1"))
           #expect(upload.method == "POST")
           #expect(upload.length == size)
