@@ -64,8 +64,11 @@ extension CurlExchange {
     check(easy.set(CURLOPT_XFERINFOFUNCTION, progress: CurlCallbacks.progress))
     check(easy.set(CURLOPT_XFERINFODATA, pointer: context))
     check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
-    check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 1))
-    check(easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.rounded(.up)))))
+    if request.stallTimeout.isFinite, request.stallTimeout > 0 {
+      check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 1))
+      let seconds = min(request.stallTimeout.rounded(.up), Double(Int32.max))
+      check(easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds))))
+    }
 
     check(easy.set(CURLOPT_BUFFERSIZE, settings.receiveBufferSize))
     check(easy.set(CURLOPT_UPLOAD_BUFFERSIZE, settings.uploadBufferSize))
