@@ -9,6 +9,11 @@ import Synchronization
 /// `PUT /upload/...` into `root/upload/` (WebDAV, no body size limit). Everything it writes
 /// (pid, logs, temp files) stays in its directory; the access log lets tests count requests.
 ///
+/// With `tls: true` it also serves the same root over HTTPS on `tlsPort`, with a fresh
+/// self-signed certificate for `127.0.0.1` (`certificatePath`, to trust as an extra CA). On
+/// both ports, `/to-http/<path>` redirects (302) to `<path>` on the HTTP port and
+/// `/to-https/<path>` to `<path>` on the HTTPS port.
+///
 /// nginx runs in the foreground (`daemon off;`) as this process's child. `stop()` always ends
 /// it (SIGTERM, then SIGKILL for it and its workers) and removes the directory; use
 /// `NginxFixture.with { }` so that happens whatever the test does. A missing nginx is an error
@@ -19,17 +24,22 @@ public final class NginxFixture: Sendable {
 
   /// The port nginx listens on (127.0.0.1).
   public let port: Int
+  /// The HTTPS port, when started with `tls: true`.
+  public let tlsPort: Int?
   /// The fixture's temporary directory (config, logs, pid, `root/`).
   public let directory: TemporaryDirectory
   /// The document root: `url("/a/b")` serves `root/a/b`.
   public var root: String { directory.file("root") }
   /// nginx's access log, one line per request: `METHOD URI STATUS BYTES`.
   public var accessLogPath: String { directory.file("access.log") }
+  /// The certificate the HTTPS port presents (PEM, self-signed: trust it as an extra CA).
+  public var certificatePath: String? { tlsPort == nil ? nil : directory.file("cert.pem") }
 
   private let process: Mutex<Process?>
 
-  private init(port: Int, directory: TemporaryDirectory, process: Process) {
+  private init(port: Int, tlsPort: Int?, directory: TemporaryDirectory, process: Process) {
     self.port = port
+    self.tlsPort = tlsPort
     self.directory = directory
     self.process = Mutex(process)
   }
@@ -39,14 +49,16 @@ public final class NginxFixture: Sendable {
   }
 
   /// Starts nginx, runs `body` with it, and stops it however `body` ends.
-  public static func with<T>(_ body: (NginxFixture) async throws -> T) async throws -> T {
-    let nginx = try start()
+  public static func with<T>(
+    tls: Bool = false, _ body: (NginxFixture) async throws -> T
+  ) async throws -> T {
+    let nginx = try start(tls: tls)
     defer { nginx.stop() }
     return try await body(nginx)
   }
 
-  /// Starts nginx and waits until it accepts connections.
-  public static func start() throws -> NginxFixture {
+  /// Starts nginx (also on HTTPS when `tls`) and waits until it accepts connections.
+  public static func start(tls: Bool = false) throws -> NginxFixture {
     guard FileManager.default.isExecutableFile(atPath: binary) else {
       throw FixtureError(
         "nginx is required for this test but \(binary) is missing: "
@@ -57,9 +69,13 @@ public final class NginxFixture: Sendable {
       let directory = try TemporaryDirectory(prefix: "haul-nginx")
       do {
         let port = try freePort()
-        try writeConfiguration(in: directory, port: port)
+        var tlsPort = tls ? try freePort() : nil
+        while tlsPort == port { tlsPort = try freePort() }
+        if tls { try makeCertificate(in: directory) }
+        try writeConfiguration(in: directory, port: port, tlsPort: tlsPort)
         let process = try launch(in: directory)
-        let fixture = NginxFixture(port: port, directory: directory, process: process)
+        let fixture = NginxFixture(
+          port: port, tlsPort: tlsPort, directory: directory, process: process)
         if fixture.waitUntilListening(timeout: 10) { return fixture }
         let log = (try? String(contentsOfFile: directory.file("error.log"), encoding: .utf8)) ?? ""
         lastFailure = "nginx did not start listening on 127.0.0.1:\(port): \(log)"
@@ -100,6 +116,11 @@ public final class NginxFixture: Sendable {
   /// The URL of `path` (which starts with `/`) on this nginx.
   public func url(_ path: String) -> URL {
     URL(string: "http://127.0.0.1:\(port)\(path)")!
+  }
+
+  /// The HTTPS URL of `path` on this nginx (started with `tls: true`).
+  public func httpsURL(_ path: String) -> URL {
+    URL(string: "https://127.0.0.1:\(tlsPort ?? 0)\(path)")!
   }
 
   /// Creates `root/<relativePath>` holding `size` bytes of `TestContent` stream `seed`
@@ -157,53 +178,6 @@ public final class NginxFixture: Sendable {
     return Int(UInt16(bigEndian: address.sin_port))
   }
 
-  private static func writeConfiguration(in directory: TemporaryDirectory, port: Int) throws {
-    let d = directory.path
-    for folder in ["root/upload", "tmp"] {
-      try FileManager.default.createDirectory(
-        atPath: directory.file(folder), withIntermediateDirectories: true)
-    }
-    // Workers run as the fixture's user so they can read and write the temporary directory;
-    // as root that needs saying (nginx would otherwise switch to `nobody`).
-    let user = geteuid() == 0 ? "user root;" : ""
-    let config = """
-      daemon off;
-      master_process on;
-      worker_processes 1;
-      \(user)
-      pid \(d)/nginx.pid;
-      error_log \(d)/error.log warn;
-      events { worker_connections 512; }
-      http {
-        log_format haul '$request_method $request_uri $status $body_bytes_sent';
-        access_log \(d)/access.log haul;
-        client_body_temp_path \(d)/tmp/body;
-        proxy_temp_path \(d)/tmp/proxy;
-        fastcgi_temp_path \(d)/tmp/fastcgi;
-        uwsgi_temp_path \(d)/tmp/uwsgi;
-        scgi_temp_path \(d)/tmp/scgi;
-        default_type application/octet-stream;
-        sendfile on;
-        tcp_nopush on;
-        keepalive_timeout 65;
-        keepalive_requests 100000;
-        etag on;
-        server {
-          listen 127.0.0.1:\(port);
-          server_name localhost;
-          root \(d)/root;
-          location /upload/ {
-            dav_methods PUT;
-            create_full_put_path on;
-            client_max_body_size 0;
-          }
-        }
-      }
-
-      """
-    try config.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
-  }
-
   private static func launch(in directory: TemporaryDirectory) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
@@ -225,7 +199,7 @@ public final class NginxFixture: Sendable {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       guard process.withLock({ $0?.isRunning ?? false }) else { return false }
-      if Self.canConnect(port: port) { return true }
+      if Self.canConnect(port: port) && (tlsPort.map(Self.canConnect) ?? true) { return true }
       usleep(10_000)
     }
     return false

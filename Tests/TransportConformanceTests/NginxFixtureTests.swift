@@ -26,6 +26,16 @@ import Testing
     }
   }
 
+  @Test func tls_mode_adds_an_https_port_and_cross_scheme_redirects() async throws {
+    try await NginxFixture.with(tls: true) { nginx in
+      let tlsPort = try #require(nginx.tlsPort)
+      #expect(FileManager.default.fileExists(atPath: try #require(nginx.certificatePath)))
+      let up = try RawHTTP.request("GET", "/to-https/x.bin", port: nginx.port)
+      #expect(up.status == 302)
+      #expect(up.value(for: "Location") == "https://127.0.0.1:\(tlsPort)/x.bin")
+    }
+  }
+
   @Test func stop_ends_nginx_and_removes_its_directory() throws {
     let nginx = try NginxFixture.start()
     let port = nginx.port
