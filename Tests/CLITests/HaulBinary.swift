@@ -128,4 +128,4 @@ func writeManifest(
 }
 
 /// The transports every end-to-end case runs through.
-let transports = ["curl"]
+let transports = ["curl", "urlsession"]

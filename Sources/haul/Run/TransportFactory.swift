@@ -1,16 +1,13 @@
 import HaulCore
 import HaulCurl
+import HaulURLSession
 
 /// Creates the transport `--transport` names. The CLI is the only place that picks one.
 enum TransportFactory {
-  static func make(_ choice: TransportChoice, options: TransportOptions) throws(UsageError)
-    -> any Transport
-  {
+  static func make(_ choice: TransportChoice, options: TransportOptions) -> any Transport {
     switch choice {
-    case .curl:
-      return CurlTransport(options: options)
-    case .urlsession:
-      throw UsageError("--transport urlsession is not yet available", command: "run")
+    case .curl: CurlTransport(options: options)
+    case .urlsession: URLSessionTransport(options: options)
     }
   }
 }
