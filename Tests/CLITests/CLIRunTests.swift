@@ -151,6 +151,17 @@ struct CLIRunTests {
     #expect(result.stderr.contains("haul: 3 ok, 0 skipped, 3 failed"))
   }
 
+  @Test func a_manifest_on_standard_input_runs() async throws {
+    defer { cleanUp() }
+    let manifest = server.dataURL("piped", size: 5000, seed: 11).absoluteString + "\n"
+    let result = try await HaulBinary.run(
+      ["run", "-", "-o", "out", "--events"], in: directory, stdin: manifest)
+    #expect(result.status == 0, "\(result.stderr)")
+    let data = try Data(contentsOf: URL(fileURLWithPath: directory.file("out/piped")))
+    #expect(SHA256.hex(of: data) == TestContent.sha256(seed: 11, count: 5000))
+    #expect(try result.events().last?["succeeded"] as? Int == 1)
+  }
+
   @Test(arguments: transports)
   func a_rerun_skips_everything_without_a_request(transport: String) async throws {
     defer { cleanUp() }
@@ -210,8 +221,10 @@ struct CLIRunTests {
     #expect(maxOverlap(secondRun) <= 2)
   }
 
-  @Test(arguments: transports)
-  func sigint_exits_130_writes_the_report_and_a_rerun_completes(transport: String) async throws {
+  @Test(arguments: transports, [SIGINT, SIGTERM])
+  func a_signal_exits_130_writes_the_report_and_a_rerun_completes(
+    transport: String, signal: Int32
+  ) async throws {
     defer { cleanUp() }
     let lines = try (0..<3).map { index in
       try manifestLine([
@@ -227,7 +240,7 @@ struct CLIRunTests {
         "--transport", transport,
       ], in: directory)
     try await Task.sleep(for: .seconds(1))
-    running.send(SIGINT)
+    running.send(signal)
     let started = Date()
     let result = try await running.finish(timeout: 30)
     #expect(result.status == 130, "\(result.stderr)")

@@ -75,6 +75,7 @@ struct CLIUsageTests {
     (["run", "m.jsonl", "--auth-command", "echo token"], "--auth-command is not yet supported"),
     (["run", "m.jsonl", "--cacert", "/no/such/ca.pem"], "--cacert '/no/such/ca.pem' is not"),
     (["run", "m.jsonl", "--report", "/no/such/dir/r.json"], "--report '/no/such/dir/r.json'"),
+    (["run", "m.jsonl", "-o", "/etc/passwd"], "--output '/etc/passwd' is not a directory"),
     (["run"], "missing MANIFEST"),
     (["run", "a.jsonl", "b.jsonl"], "unexpected argument 'b.jsonl'"),
     (["verify", "m.jsonl", "--events"], "unknown option '--events'"),
