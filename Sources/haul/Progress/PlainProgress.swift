@@ -33,7 +33,7 @@ final class PlainProgress: ProgressDisplay {
       "haul: \(Format.percent(state.fraction)), \(state.finished)/\(state.total) files, \(bytes), "
       + "\(Format.rate(state.rate.bytesPerSecond)), ETA \(Format.clock(state.estimatedSecondsLeft))"
     if state.failed > 0 { line += ", \(state.failed) failed" }
-    line += ", \(state.active.count) in flight"
+    line += ", \(state.active.count) active"
     return line
   }
 }
