@@ -160,6 +160,24 @@ struct EntryRunner: Sendable {
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
   }
 
+  /// Sends `request` (adapted by the interceptor, redirects followed); a 401 is sent once
+  /// more when the interceptor refreshed its credential, without using up a retry.
+  private func send(_ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink)
+    async throws(TransferError) -> TransferResponse
+  {
+    guard let interceptor = options.interceptor else {
+      return try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+    }
+    var adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    let response = try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
+    guard response.head.status == 401, try await interceptor.retry(after: adapted, for: entry)
+    else { return response }
+    adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    return try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
+  }
+
   private static func httpFailure(_ head: ResponseHead) -> Failure {
     Failure(
       error: TransferError(.http(head.status), "the server answered \(head.status)"),
@@ -231,7 +249,7 @@ struct EntryRunner: Sendable {
       state: state, progress: counter)
     let response: TransferResponse
     do throws(TransferError) {
-      response = try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+      response = try await send(request, for: entry, sink: sink)
     } catch {
       return .failure(Failure(error: error))
     }
@@ -291,7 +309,7 @@ struct EntryRunner: Sendable {
     let sink = UploadSink(progress: counter)
     let response: TransferResponse
     do throws(TransferError) {
-      response = try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+      response = try await send(request, for: entry, sink: sink)
     } catch {
       return .failure(Failure(error: error))
     }
