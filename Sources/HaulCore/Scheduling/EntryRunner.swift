@@ -39,6 +39,7 @@ struct EntryRunner: Sendable {
         let download = try LocalDownload(
           directory: directory, path: entry.path, durable: options.fsync)
         if let digest = alreadyComplete(entry, download) {
+          await scheduler.noteCompleted(bytes: download.destination()?.size ?? 0)
           outcome.status = .skipped
           outcome.error = nil
           outcome.sha256 = digest.isEmpty ? nil : digest
@@ -60,8 +61,7 @@ struct EntryRunner: Sendable {
       expectedBytes: entry.size ?? uploadLength(entry))
     let counter = ProgressCounter()
     let id = entry.line
-    events.yield(.started(info))
-    await scheduler.beginActive(id, info, counter)
+    var begun = false
 
     var attempts = 0
     var lastError = Scheduler.cancelledError
@@ -75,6 +75,11 @@ struct EntryRunner: Sendable {
         guard !Task.isCancelled, await scheduler.acquireSlot(host: host) else {
           lastError = Scheduler.cancelledError
           break sources
+        }
+        if !begun {
+          begun = true
+          events.yield(.started(info))
+          await scheduler.beginActive(id, info, counter)
         }
         let attempt: Result<Success, Failure>
         if let local {
@@ -120,7 +125,8 @@ struct EntryRunner: Sendable {
         }
       }
     }
-    await scheduler.endActive(id)
+    if begun { await scheduler.endActive(id) }
+    await scheduler.noteCompleted(bytes: result != nil ? counter.present : (entry.size ?? 0))
     outcome.attempts = attempts
     outcome.bytes = counter.moved
     outcome.seconds = seconds()
