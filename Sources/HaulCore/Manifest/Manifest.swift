@@ -56,8 +56,7 @@ public struct Manifest: Sendable {
         if entry.operation == .upload, let problem = uploadFileProblem(entry.path) {
           throw error(line: number, problem)
         }
-        let destination = ManifestDestinations.destination(of: entry)
-        if let earlier = destinations.insert(destination, line: number) {
+        if let earlier = destinations.insert(entry) {
           throw error(line: number, "same destination as line \(earlier)")
         }
         statistics.entries += 1

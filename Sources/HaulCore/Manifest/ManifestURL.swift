@@ -16,7 +16,7 @@ enum ManifestURL {
           "unsupported scheme \(ManifestText.quoted(String(scheme))) in \(field) (http or https only)"
         ))
     }
-    if string.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+    if containsControlCharacter(string) {
       return .failure(.init("\(field) contains a control character"))
     }
     guard let url = URL(string: string) else {
@@ -51,6 +51,14 @@ enum ManifestURL {
     if path.isEmpty { path = "/" }
     let query = url.query(percentEncoded: true).map { "?" + $0 } ?? ""
     return "\(scheme)://\(host):\(port)\(path)\(query)"
+  }
+
+  private static func containsControlCharacter(_ string: String) -> Bool {
+    var string = string
+    return string.withUTF8 { bytes in
+      for byte in bytes where byte < 0x20 || byte == 0x7F { return true }
+      return false
+    }
   }
 
   private static func isLetter(_ byte: UInt8) -> Bool {
