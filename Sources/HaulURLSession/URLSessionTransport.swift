@@ -1,1 +1,122 @@
+import Foundation
 import HaulCore
+import Synchronization
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A `Transport` on FoundationNetworking's `URLSession` (on Linux: swift-corelibs-foundation,
+/// itself built on libcurl's multi-socket interface).
+///
+/// One ephemeral session per transport: no cookies, no cache, no credential store, at most
+/// `maxConnectionsPerHost` connections per host; its delegate runs on one serial queue.
+/// Each `perform` is one data task (downloads) or upload task streamed from the body's file
+/// (uploads); redirects come back as responses.
+///
+/// What URLSession on Linux cannot do, and therefore this transport does not (see the
+/// README's transport section): trust extra CA certificates (`extraCACertificates` is not
+/// applied; only the system store is trusted), refuse a content coding the server sends
+/// anyway (such responses fail with `protocol` instead), keep header order or repeated
+/// header fields apart, apply back-pressure (chunks queue in memory when the sink is slower
+/// than the network), time the connect phase separately from the stall timeout, cap total
+/// connections, or ignore the `http_proxy` family of environment variables.
+///
+/// Cancellation: cancelling the calling task cancels the URLSession task and `perform`
+/// throws `cancelled` promptly, after the last sink call.
+public final class URLSessionTransport: Transport {
+  public let name = "urlsession"
+
+  private let options: TransportOptions
+  private let session: URLSession
+  private let delegate: URLSessionTransportDelegate
+  private let delegateQueue: BoundedOperationQueue
+  private let isShutDown = Mutex(false)
+
+  /// Creates the transport and its session.
+  ///
+  /// - Parameter options: `maxConnectionsPerHost` and `maxHeaderBytes` are enforced;
+  ///   `maxConnections` is left to the scheduler (corelibs never sets
+  ///   `CURLMOPT_MAX_TOTAL_CONNECTIONS`); `extraCACertificates` cannot be applied.
+  public init(options: TransportOptions = .init()) {
+    self.options = options
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieStorage = nil
+    configuration.httpShouldSetCookies = false
+    configuration.httpCookieAcceptPolicy = .never
+    configuration.urlCache = nil
+    configuration.urlCredentialStorage = nil
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.httpMaximumConnectionsPerHost = max(1, options.maxConnectionsPerHost)
+    // Each request sets its own stall timeout; this is the default for none.
+    configuration.timeoutIntervalForRequest = 30
+    let queue = BoundedOperationQueue()
+    queue.name = "haul.urlsession.delegate"
+    delegateQueue = queue
+    delegate = URLSessionTransportDelegate()
+    session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+  }
+
+  public func perform(_ request: TransferRequest, sink: any ResponseSink)
+    async throws(TransferError) -> TransferResponse
+  {
+    if Task.isCancelled { throw TransferError(.cancelled, "cancelled") }
+    let task = try makeTask(for: request)
+    let exchange = URLSessionExchange(
+      task: task, sink: sink, maxHeaderBytes: options.maxHeaderBytes,
+      delegateQueue: delegateQueue)
+    delegate.register(exchange, for: task.taskIdentifier)
+    let verdict = await withTaskCancellationHandler {
+      await withCheckedContinuation { exchange.start($0) }
+    } onCancel: {
+      exchange.cancel()
+    }
+    switch verdict {
+    case .success(let response):
+      return response
+    case .failure(var error):
+      if error.code == .tls, options.extraCACertificates != nil {
+        error.message += " (the URLSession transport trusts only the system CA store)"
+      }
+      throw error
+    }
+  }
+
+  /// Invalidates the session and waits until URLSession confirms it. Later calls return at once.
+  public func shutdown() async {
+    let first = isShutDown.withLock { done in
+      defer { done = true }
+      return !done
+    }
+    guard first else { return }
+    session.finishTasksAndInvalidate()
+    await delegate.waitForInvalidation()
+  }
+
+  /// A suspended task for `request`: an upload task streaming the body's file, or a data task.
+  private func makeTask(for request: TransferRequest) throws(TransferError) -> URLSessionTask {
+    let urlRequest = URLRequest(transfer: request)
+    guard let body = request.body else { return session.dataTask(with: urlRequest) }
+    // corelibs takes `Content-Length` from the file's size when the task starts; it must be
+    // the length the caller promised.
+    let size: Int64
+    do {
+      let attributes = try FileManager.default.attributesOfItem(atPath: body.path)
+      guard attributes[.type] as? FileAttributeType == .typeRegular,
+        let bytes = (attributes[.size] as? NSNumber)?.int64Value
+      else {
+        throw TransferError(.io, "the upload's body is not a regular file")
+      }
+      size = bytes
+    } catch let error as TransferError {
+      throw error
+    } catch {
+      throw TransferError(.io, "cannot read the upload's body file: \(error.localizedDescription)")
+    }
+    guard size == body.length else {
+      throw TransferError(
+        .io, "the upload's body file holds \(size) bytes, not the expected \(body.length)")
+    }
+    return session.uploadTask(with: urlRequest, fromFile: URL(fileURLWithPath: body.path))
+  }
+}

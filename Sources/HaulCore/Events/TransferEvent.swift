@@ -20,8 +20,7 @@ public struct EntryInfo: Sendable, Hashable {
   public var operation: ManifestEntry.Operation
   /// Total bytes expected, when known (manifest `size`, or the response's length).
   public var expectedBytes: Int64?
-  public init(line: Int, path: String, operation: ManifestEntry.Operation, expectedBytes: Int64?)
-  {
+  public init(line: Int, path: String, operation: ManifestEntry.Operation, expectedBytes: Int64?) {
     self.line = line
     self.path = path
     self.operation = operation

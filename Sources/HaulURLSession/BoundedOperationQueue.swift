@@ -1,0 +1,53 @@
+import Dispatch
+import Foundation
+
+/// The delegate queue of a transport's session: serial, and it makes URLSession wait when
+/// `capacity` callbacks are already queued. That wait is the only back-pressure URLSession
+/// on Linux can be given.
+///
+/// Why: corelibs' libcurl write callback hands each body chunk (at most 16 KiB) to the
+/// delegate queue with `addOperation` and returns at once; it never pauses the transfer. A
+/// sink slower than the network would let chunks pile up in memory without bound (a 1 GiB
+/// download from a local nginx peaked above 300 MiB). The callback runs on the session's
+/// work queue, so blocking there stops libcurl from reading the socket until the delegate
+/// queue catches up, and TCP flow control slows the server.
+///
+/// Threading: `addOperation(_:)` blocks only callers other than this queue itself (a
+/// callback that enqueues more work must never wait for itself). Code on this queue must not
+/// wait for the session's work queue either (`URLSessionTask.cancel()` does, with
+/// `workQueue.sync`): while the work queue waits here for a free slot, that would deadlock.
+/// Such calls are sent to another queue. `addUnboundedOperation(_:)` never waits, for
+/// haul's own bookkeeping from Swift tasks.
+final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
+  /// Callbacks queued at most before URLSession is made to wait: 64 chunks of at most
+  /// 16 KiB bound the backlog near 1 MiB per session.
+  static let capacity = 64
+
+  /// Free slots. Created empty and filled up, so its "original value" is zero and libdispatch
+  /// never objects to it being released while slots are taken.
+  private let slots = DispatchSemaphore(value: 0)
+
+  override init() {
+    super.init()
+    maxConcurrentOperationCount = 1
+    for _ in 0..<Self.capacity { slots.signal() }
+  }
+
+  override func addOperation(_ block: @escaping @Sendable () -> Void) {
+    guard OperationQueue.current !== self else {
+      super.addOperation(block)
+      return
+    }
+    slots.wait()
+    let slots = self.slots
+    super.addOperation {
+      block()
+      slots.signal()
+    }
+  }
+
+  /// Queues `block` without waiting for a free slot.
+  func addUnboundedOperation(_ block: @escaping @Sendable () -> Void) {
+    super.addOperation(block)
+  }
+}

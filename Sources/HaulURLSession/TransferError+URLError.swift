@@ -1,0 +1,103 @@
+import Foundation
+import HaulCore
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension TransferError {
+  /// The transfer error for a failure that URLSession reported.
+  ///
+  /// corelibs turns only a few libcurl results into specific `URLError` codes
+  /// (`_EasyHandle.urlErrorCode(for:)` in `MultiHandle.swift`); every other libcurl error,
+  /// TLS failures and short bodies included, arrives as `.unknown` with libcurl's own message
+  /// as its description. Those are sorted by that message (`curlCategory(of:)`).
+  ///
+  /// | URLError | code | why |
+  /// | --- | --- | --- |
+  /// | `cannotConnectToHost` | `connection` | libcurl failed to connect with `ECONNREFUSED` |
+  /// | `networkConnectionLost` | `connection` | the peer reset the connection mid-exchange |
+  /// | `cannotFindHost`, `dnsLookupFailed` | `connection` | the name did not resolve |
+  /// | `notConnectedToInternet` | `connection` | no route at all |
+  /// | `timedOut` | `timeout` | corelibs' idle timer: no callback for the stall timeout |
+  /// | `secureConnectionFailed`, `serverCertificate*`, `clientCertificate*` | `tls` | handshake or verification failed (Darwin's codes; corelibs sends `unknown`) |
+  /// | `badServerResponse` | `protocol` | libcurl got nothing back (`CURLE_GOT_NOTHING`) |
+  /// | `cannotDecodeContentData`, `cannotDecodeRawData`, `cannotParseResponse` | `protocol` | the body or head could not be read |
+  /// | `dataLengthExceedsMaximum` | `protocol` | a body URLSession refused to hold |
+  /// | `fileDoesNotExist`, `noPermissionsToReadFile` | `io` | the upload's file could not be opened |
+  /// | `cancelled` | `cancelled` | the task was cancelled (the caller decides when that is a success) |
+  /// | `unknown` | by libcurl's message | corelibs' catch-all for every other libcurl error |
+  /// | anything else | `connection` | the exchange did not complete; worth a retry |
+  ///
+  /// Messages name the failure and libcurl's text, never a header value: libcurl's error
+  /// buffer holds host names, ports and byte counts, not request headers.
+  init(urlSessionError error: any Error) {
+    let nsError = error as NSError
+    let detail = Self.curlMessage(of: nsError)
+    guard nsError.domain == NSURLErrorDomain else {
+      self.init(.connection, "URLSession failed: \(detail)")
+      return
+    }
+    switch URLError.Code(rawValue: nsError.code) {
+    case .cannotConnectToHost:
+      self.init(.connection, "connection refused: \(detail)")
+    case .networkConnectionLost:
+      self.init(.connection, "connection lost: \(detail)")
+    case .cannotFindHost, .dnsLookupFailed:
+      self.init(.connection, "host name not resolved: \(detail)")
+    case .notConnectedToInternet:
+      self.init(.connection, "not connected: \(detail)")
+    case .timedOut:
+      self.init(.timeout, "no byte moved within the stall timeout")
+    case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+      .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
+      .clientCertificateRejected, .clientCertificateRequired:
+      self.init(.tls, "TLS failed: \(detail)")
+    case .badServerResponse:
+      self.init(.protocol, "bad server response: \(detail)")
+    case .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse:
+      self.init(.protocol, "unreadable response: \(detail)")
+    case .dataLengthExceedsMaximum:
+      self.init(.protocol, "response refused by URLSession: \(detail)")
+    case .fileDoesNotExist, .noPermissionsToReadFile:
+      self.init(.io, "cannot read the upload's file: \(detail)")
+    case .cancelled:
+      self.init(.cancelled, "cancelled")
+    case .unknown:
+      self.init(Self.curlCategory(of: detail), detail)
+    default:
+      self.init(.connection, "URLSession error \(nsError.code): \(detail)")
+    }
+  }
+
+  /// libcurl's message, which corelibs stores as the error's description (and as that of its
+  /// underlying error); at most 300 characters of it.
+  static func curlMessage(of error: NSError) -> String {
+    let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+    let text = (underlying ?? error).localizedDescription.trimmingASCIIWhitespace()
+    return String(text.prefix(300))
+  }
+
+  /// The code for a libcurl error that corelibs reported as `unknown`, from libcurl's message
+  /// (libcurl's `failf` texts, stable across its versions; see `lib/strerror.c` and the
+  /// `failf` calls in `lib/vtls/openssl.c`, `lib/http.c`, `lib/transfer.c`).
+  ///
+  /// | message mentions | code | why |
+  /// | --- | --- | --- |
+  /// | `SSL`, `TLS`, `certificate` | `tls` | OpenSSL handshake or verification (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_*`) |
+  /// | `timed out`, `timeout` | `timeout` | libcurl's own connect timeout |
+  /// | `transfer closed`, `chunk`, `header`, `reply`, `encoding`, `HTTP`, `callback`, `too large` | `protocol` | short body, bad chunking, malformed or oversized head, undecodable body, a head corelibs could not parse |
+  /// | anything else | `connection` | refused with another errno, reset, unreachable, send/receive failures |
+  static func curlCategory(of message: String) -> Code {
+    let text = message.lowercased()
+    func mentions(_ words: String...) -> Bool { words.contains { text.contains($0) } }
+    if mentions("ssl", "tls", "certificate") { return .tls }
+    if mentions("timed out", "timeout") { return .timeout }
+    if mentions(
+      "transfer closed", "chunk", "header", "reply", "encoding", "http", "callback", "too large")
+    {
+      return .protocol
+    }
+    return .connection
+  }
+}

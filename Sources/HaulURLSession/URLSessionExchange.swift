@@ -1,0 +1,258 @@
+import Foundation
+import HaulCore
+import Synchronization
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One `perform` in flight: the sink it feeds, its URLSession task, and how it ends.
+///
+/// Threading: the `receive…` methods, `complete` and `finish` run on the session's serial
+/// delegate queue. That queue is the only place the sink is called and, once the task has
+/// started, the only place the continuation is resumed, so the sink is never called after
+/// `perform` has returned. `start` and `cancel` run on the caller's threads. Mutable state
+/// sits behind a `Mutex`; the sink and the task are called outside it.
+///
+/// corelibs hands body chunks to the delegate queue without waiting for them (there is no
+/// back-pressure), so after a stop the queue may still hold chunks: they are dropped.
+final class URLSessionExchange: Sendable {
+  typealias Verdict = Result<TransferResponse, TransferError>
+  typealias Continuation = CheckedContinuation<Verdict, Never>
+
+  /// Why haul stopped the task itself.
+  enum Stop: Sendable {
+    /// The sink declined the body; the head is the answer.
+    case bodyUnwanted
+    /// The sink threw, or the response broke a rule; this error is the answer.
+    case failed(TransferError)
+    /// corelibs asked for credentials after a 401; the 401 head is the answer.
+    case challengeDeclined
+    /// The calling task was cancelled.
+    case callerCancelled
+  }
+
+  private struct State {
+    var continuation: Continuation?
+    var verdict: Verdict?
+    var head: ResponseHead?
+    var wantsBody = false
+    var bodyBytes: Int64 = 0
+    var sentBytes: Int64 = 0
+    var stop: Stop?
+  }
+
+  private let task: URLSessionTask
+  private let sink: any ResponseSink
+  private let maxHeaderBytes: Int
+  private let delegateQueue: BoundedOperationQueue
+  private let state = Mutex(State())
+
+  init(
+    task: URLSessionTask, sink: any ResponseSink, maxHeaderBytes: Int,
+    delegateQueue: BoundedOperationQueue
+  ) {
+    self.task = task
+    self.sink = sink
+    self.maxHeaderBytes = maxHeaderBytes
+    self.delegateQueue = delegateQueue
+  }
+
+  /// Resumes the task, or answers at once when the exchange was cancelled before it began.
+  func start(_ continuation: Continuation) {
+    let early: Verdict? = state.withLock { state in
+      if let verdict = state.verdict { return verdict }
+      state.continuation = continuation
+      return nil
+    }
+    if let early {
+      continuation.resume(returning: early)
+      return
+    }
+    if !isStopped { task.resume() }
+  }
+
+  /// Stops the exchange because the caller was cancelled. Any thread; returns at once.
+  ///
+  /// Cancels the task and queues the `cancelled` verdict behind whatever the delegate queue
+  /// already holds, so the answer comes promptly (stale chunks are dropped, not written) and
+  /// still after the last sink call.
+  func cancel() {
+    guard stop(.callerCancelled) else { return }
+    delegateQueue.addUnboundedOperation { [self] in
+      finish(.failure(TransferError(.cancelled, "cancelled")))
+    }
+  }
+
+  // MARK: Delegate queue
+
+  /// The response head arrived (for a redirect: once its body has, as corelibs holds 3xx
+  /// heads back until the transfer ends).
+  func receive(response: URLResponse) {
+    guard let response = response as? HTTPURLResponse else { return }
+    deliver(ResponseHead(response))
+  }
+
+  /// A chunk of the body arrived.
+  func receive(data: Data) {
+    let wanted = state.withLock { $0.stop == nil && $0.verdict == nil && $0.wantsBody }
+    guard wanted else { return }
+    var failure: TransferError?
+    data.withUnsafeBytes { bytes in
+      do throws(TransferError) {
+        try sink.receive(body: bytes)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure {
+      stop(.failed(failure))
+      return
+    }
+    state.withLock { $0.bodyBytes += Int64(data.count) }
+  }
+
+  /// Part of the request body went out; `total` counts every byte sent so far.
+  func receive(sent total: Int64) {
+    let live = state.withLock { state in
+      guard state.stop == nil, state.verdict == nil else { return false }
+      state.sentBytes = total
+      return true
+    }
+    if live { sink.sent(totalBytes: total) }
+  }
+
+  /// corelibs is about to answer a 401 with a credential challenge; haul declines it, and
+  /// corelibs cancels the task.
+  func declineChallenge() {
+    state.withLock { state in
+      if state.stop == nil { state.stop = .challengeDeclined }
+    }
+  }
+
+  /// The task ended, with `error` or cleanly; `response` is the task's last response.
+  func complete(error: (any Error)?, response: URLResponse?) {
+    if error == nil, let response = response as? HTTPURLResponse,
+      state.withLock({ $0.head == nil })
+    {
+      // A 3xx that corelibs could not turn into a redirect (no usable Location): its head
+      // never went through `didReceive response`, and its body was kept back.
+      deliver(ResponseHead(response))
+      let withheld = state.withLock { $0.wantsBody && ($0.head?.contentLength ?? 0) > 0 }
+      if withheld {
+        stop(.failed(TransferError(.protocol, "URLSession withheld the body of this response")))
+      }
+    }
+    finish(verdict(error: error))
+  }
+
+  /// Answers the caller, once; later calls do nothing.
+  func finish(_ verdict: Verdict) {
+    let continuation: Continuation? = state.withLock { state in
+      guard state.verdict == nil else { return nil }
+      state.verdict = verdict
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    continuation?.resume(returning: verdict)
+  }
+
+  // MARK: Internals
+
+  private var isStopped: Bool { state.withLock { $0.stop != nil } }
+
+  /// Records why the exchange stops and cancels the task; `false` if it had already stopped
+  /// or finished.
+  ///
+  /// `URLSessionTask.cancel()` waits for the session's work queue, which may itself be
+  /// waiting for the delegate queue (`BoundedOperationQueue`), so it runs on another queue.
+  @discardableResult
+  private func stop(_ reason: Stop) -> Bool {
+    let first = state.withLock { state in
+      guard state.stop == nil, state.verdict == nil else { return false }
+      state.stop = reason
+      return true
+    }
+    if first {
+      let task = self.task
+      DispatchQueue.global().async { task.cancel() }
+    }
+    return first
+  }
+
+  private func deliver(_ head: ResponseHead) {
+    let fresh = state.withLock { state in
+      guard state.stop == nil, state.verdict == nil, state.head == nil else { return false }
+      state.head = head
+      return true
+    }
+    guard fresh else { return }
+    if head.wireSize > maxHeaderBytes {
+      stop(
+        .failed(
+          TransferError(
+            .protocol,
+            "response header block of about \(head.wireSize) bytes is over the "
+              + "\(maxHeaderBytes)-byte limit")))
+      return
+    }
+    let wanted: Bool
+    do throws(TransferError) {
+      wanted = try sink.receive(head: head)
+    } catch {
+      stop(.failed(error))
+      return
+    }
+    guard wanted else {
+      stop(.bodyUnwanted)
+      return
+    }
+    if head.hasContentCoding {
+      stop(
+        .failed(
+          TransferError(
+            .protocol,
+            "the server sent a content-coded body (Content-Encoding) although identity was "
+              + "asked for; URLSession decodes it and cannot deliver the exact bytes")))
+      return
+    }
+    state.withLock { $0.wantsBody = true }
+  }
+
+  private func verdict(error: (any Error)?) -> Verdict {
+    let (head, wantsBody, bodyBytes, sentBytes, stop) = state.withLock {
+      ($0.head, $0.wantsBody, $0.bodyBytes, $0.sentBytes, $0.stop)
+    }
+    func answer(_ head: ResponseHead) -> Verdict {
+      .success(TransferResponse(head: head, bodyBytes: bodyBytes, sentBytes: sentBytes))
+    }
+    switch stop {
+    case .failed(let failure):
+      return .failure(failure)
+    case .callerCancelled:
+      return .failure(TransferError(.cancelled, "cancelled"))
+    case .bodyUnwanted, .challengeDeclined:
+      if let head { return answer(head) }
+    case nil:
+      break
+    }
+    let expected = wantsBody ? head?.contentLength : nil
+    if let error {
+      if let expected, bodyBytes < expected {
+        let detail = TransferError.curlMessage(of: error as NSError)
+        return .failure(
+          TransferError(
+            .protocol, "body ended after \(bodyBytes) of \(expected) bytes: \(detail)"))
+      }
+      return .failure(TransferError(urlSessionError: error))
+    }
+    guard let head else {
+      return .failure(TransferError(.protocol, "URLSession finished without a response head"))
+    }
+    if let expected, bodyBytes != expected {
+      return .failure(
+        TransferError(.protocol, "body ended after \(bodyBytes) of \(expected) bytes"))
+    }
+    return answer(head)
+  }
+}
