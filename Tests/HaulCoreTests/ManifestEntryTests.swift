@@ -35,7 +35,7 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       "every download field",
       #"{"url":"https://h/x","path":"./out//a/b.bin","size":1024,"sha256":""# + digest
         + #"","headers":{"X-Token":"s3cret","Accept":"*/*"},"mirrors":["http://m1/x","HTTPS://m2:8443/x"]}"#,
-      url: "https://h/x", mirrors: ["http://m1/x", "HTTPS://m2:8443/x"], path: "out/a/b.bin",
+      url: "https://h/x", mirrors: ["http://m1/x", "https://m2:8443/x"], path: "out/a/b.bin",
       size: 1024, sha256: digest.lowercased(),
       headers: [HTTPField("X-Token", "s3cret"), HTTPField("Accept", "*/*")]),
     GoodLineCase(
@@ -49,8 +49,8 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       "bare URL with spaces around it", "  https://h/a.txt\t", url: "https://h/a.txt",
       path: "a.txt"),
     GoodLineCase(
-      "bare URL with upper-case scheme and a query", "HTTPS://h/get?id=1&x=%2F",
-      url: "HTTPS://h/get?id=1&x=%2F", path: "get"),
+      "bare URL with upper-case scheme (made lower case) and a query", "HTTPS://h/get?id=1&x=%2F",
+      url: "https://h/get?id=1&x=%2F", path: "get"),
     GoodLineCase(
       "non-ASCII name from an encoded URL", #"{"url":"http://h/caf%C3%A9.txt"}"#,
       url: "http://h/caf%C3%A9.txt", path: "café.txt"),
