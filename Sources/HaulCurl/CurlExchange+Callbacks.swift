@@ -125,7 +125,9 @@ extension CurlExchange {
       lastMovement = nanoseconds
       return true
     }
-    guard Double(nanoseconds - lastMovement) / 1e9 >= request.stallTimeout else { return true }
+    guard request.stallTimeout > 0,
+      Double(nanoseconds - lastMovement) / 1e9 >= request.stallTimeout
+    else { return true }
     failure = TransferError(
       .timeout, "no byte moved for \(Self.seconds(request.stallTimeout)) seconds")
     return false

@@ -36,8 +36,7 @@ public final class CurlTransport: Transport {
     _ = haul_multi_setopt_long(
       multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, options.maxConnectionsPerHost))
     let settings = CurlSettings(
-      extraCACertificates: options.extraCACertificates, systemCAPath: Self.systemCAPath,
-      maxHeaderBytes: options.maxHeaderBytes)
+      extraCACertificates: options.extraCACertificates, systemCAPath: Self.systemCAPath)
     mailbox = CurlMailbox(multi: multi)
     maxHeaderBytes = options.maxHeaderBytes
     let loop = CurlLoop(

@@ -228,4 +228,47 @@ struct SchedulerTests {
     #expect(summary?.cancelled == true)
     #expect(summary?.failed == 50)
   }
+
+  @Test func a_401_reruns_the_auth_command_once_for_all_and_retries_without_spending_a_retry()
+    async throws
+  {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let counter = directory + "/runs"
+    let interceptor = CommandTokenInterceptor(
+      command:
+        "n=$(cat \(counter) 2>/dev/null || echo 0); n=$((n+1)); echo $n > \(counter); echo \" token$n \""
+    )
+    try await interceptor.prime()
+    let transport = ScriptedTransport { request, _ in
+      request.headers.value(for: "Authorization") == "Bearer token2"
+        ? .init(status: 200, body: [7]) : .init(status: 401)
+    }
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(
+        outputDirectory: directory, concurrency: 8, retries: 0, interceptor: interceptor))
+    var outcomes: [EntryOutcome] = []
+    for await event in scheduler.run((1...6).map { entry($0, "f\($0)") }) {
+      if case .finished(let outcome) = event { outcomes.append(outcome) }
+    }
+    #expect(outcomes.count == 6)
+    #expect(outcomes.allSatisfy { $0.status == .ok && $0.attempts == 1 })
+    let runs = try String(contentsOfFile: counter, encoding: .utf8)
+    #expect(runs.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+  }
+
+  @Test func a_second_401_fails_with_http_401() async throws {
+    let interceptor = CommandTokenInterceptor(command: "echo token")
+    let transport = ScriptedTransport { _, _ in .init(status: 401) }
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(outputDirectory: directory, retries: 3, interceptor: interceptor))
+    var outcome: EntryOutcome?
+    for await event in scheduler.run([entry(1, "a")]) {
+      if case .finished(let value) = event { outcome = value }
+    }
+    #expect(outcome?.error?.code == .http(401))
+    #expect(outcome?.attempts == 1)
+    #expect(transport.requests.count == 2)
+  }
 }

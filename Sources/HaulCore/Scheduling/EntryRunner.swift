@@ -39,6 +39,7 @@ struct EntryRunner: Sendable {
         let download = try LocalDownload(
           directory: directory, path: entry.path, durable: options.fsync)
         if let digest = alreadyComplete(entry, download) {
+          await scheduler.noteCompleted(bytes: download.destination()?.size ?? 0)
           outcome.status = .skipped
           outcome.error = nil
           outcome.sha256 = digest.isEmpty ? nil : digest
@@ -60,8 +61,7 @@ struct EntryRunner: Sendable {
       expectedBytes: entry.size ?? uploadLength(entry))
     let counter = ProgressCounter()
     let id = entry.line
-    events.yield(.started(info))
-    await scheduler.beginActive(id, info, counter)
+    var begun = false
 
     var attempts = 0
     var lastError = Scheduler.cancelledError
@@ -75,6 +75,11 @@ struct EntryRunner: Sendable {
         guard !Task.isCancelled, await scheduler.acquireSlot(host: host) else {
           lastError = Scheduler.cancelledError
           break sources
+        }
+        if !begun {
+          begun = true
+          events.yield(.started(info))
+          await scheduler.beginActive(id, info, counter)
         }
         let attempt: Result<Success, Failure>
         if let local {
@@ -120,7 +125,8 @@ struct EntryRunner: Sendable {
         }
       }
     }
-    await scheduler.endActive(id)
+    if begun { await scheduler.endActive(id) }
+    await scheduler.noteCompleted(bytes: result != nil ? counter.present : (entry.size ?? 0))
     outcome.attempts = attempts
     outcome.bytes = counter.moved
     outcome.seconds = seconds()
@@ -158,6 +164,24 @@ struct EntryRunner: Sendable {
     TransferRequest(
       url: url, method: entry.method, headers: options.headers + entry.headers,
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
+  }
+
+  /// Sends `request` (adapted by the interceptor, redirects followed); a 401 is sent once
+  /// more when the interceptor refreshed its credential, without using up a retry.
+  private func send(_ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink)
+    async throws(TransferError) -> TransferResponse
+  {
+    guard let interceptor = options.interceptor else {
+      return try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+    }
+    var adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    let response = try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
+    guard response.head.status == 401, try await interceptor.retry(after: adapted, for: entry)
+    else { return response }
+    adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    return try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
   }
 
   private static func httpFailure(_ head: ResponseHead) -> Failure {
@@ -231,7 +255,7 @@ struct EntryRunner: Sendable {
       state: state, progress: counter)
     let response: TransferResponse
     do throws(TransferError) {
-      response = try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+      response = try await send(request, for: entry, sink: sink)
     } catch {
       return .failure(Failure(error: error))
     }
@@ -291,7 +315,7 @@ struct EntryRunner: Sendable {
     let sink = UploadSink(progress: counter)
     let response: TransferResponse
     do throws(TransferError) {
-      response = try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+      response = try await send(request, for: entry, sink: sink)
     } catch {
       return .failure(Failure(error: error))
     }

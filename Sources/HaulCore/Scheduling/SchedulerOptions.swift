@@ -27,12 +27,15 @@ public struct SchedulerOptions: Sendable {
   /// The longest a host that stopped answering is waited for before its entries spend
   /// their retries again, in seconds.
   public var outageLimit: Double
+  /// Changes each request before it is sent and handles 401s (`--auth-command`).
+  public var interceptor: (any RequestInterceptor)?
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,
     stallTimeout: Double = 30, headers: [HTTPField] = [], fsync: Bool = false,
     backoffBase: Double = 1, backoffCap: Double = 60, expectedTotal: Int? = nil,
-    expectedBytes: Int64? = nil, progressInterval: Double = 0.25, outageLimit: Double = 600
+    expectedBytes: Int64? = nil, progressInterval: Double = 0.25, outageLimit: Double = 600,
+    interceptor: (any RequestInterceptor)? = nil
   ) {
     self.outputDirectory = outputDirectory
     self.concurrency = concurrency
@@ -47,5 +50,6 @@ public struct SchedulerOptions: Sendable {
     self.expectedBytes = expectedBytes
     self.progressInterval = progressInterval
     self.outageLimit = outageLimit
+    self.interceptor = interceptor
   }
 }

@@ -27,13 +27,13 @@ final class PlainProgress: ProgressDisplay {
   func restoreTerminal() {}
 
   static func line(_ state: ProgressState) -> String {
-    var bytes = Format.bytes(state.bytes)
+    var bytes = Format.bytes(state.expectedBytes == nil ? state.bytes : state.completedBytes)
     if let expected = state.expectedBytes { bytes += " of " + Format.bytes(expected) }
     var line =
       "haul: \(Format.percent(state.fraction)), \(state.finished)/\(state.total) files, \(bytes), "
       + "\(Format.rate(state.rate.bytesPerSecond)), ETA \(Format.clock(state.estimatedSecondsLeft))"
     if state.failed > 0 { line += ", \(state.failed) failed" }
-    line += ", \(state.active.count) in flight"
+    line += ", \(state.active.count) active"
     return line
   }
 }

@@ -13,19 +13,21 @@ struct TerminalFrame {
     let width = max(20, columns - 1)
     var lines = [overall(state, width: width)]
     let room = max(0, min(maxActive, rows - 3))
-    let shown = state.active.prefix(room)
+    // Entries already moving bytes first: the scheduler lists entries waiting for a slot too.
+    let moving = state.active.filter { $0.bytes > 0 } + state.active.filter { $0.bytes <= 0 }
+    let shown = moving.prefix(room)
     for active in shown {
       lines.append(transfer(active, width: width))
     }
     let hidden = state.active.count - shown.count
     if hidden > 0 {
-      lines.append(TextWidth.keepingStart("   … and \(hidden) more in flight", width: width))
+      lines.append(TextWidth.keepingStart("   … and \(hidden) more", width: width))
     }
     return lines
   }
 
   private func overall(_ state: ProgressState, width: Int) -> String {
-    var bytes = Format.bytes(state.bytes)
+    var bytes = Format.bytes(state.expectedBytes == nil ? state.bytes : state.completedBytes)
     if let expected = state.expectedBytes { bytes += " / " + Format.bytes(expected) }
     var stats =
       "\(state.finished)/\(state.total) files  \(bytes)  "

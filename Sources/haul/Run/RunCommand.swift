@@ -19,19 +19,15 @@ struct RunCommand {
     let manifest = input.manifest(output: options.output)
 
     let report: ReportWriter?
-    let transport: any Transport
-    do {
+    do throws(ReportFileError) {
       report = try options.report.map { (path) throws(ReportFileError) in
         try ReportWriter(path: path)
       }
-      transport = try TransportFactory.make(options.transport, options: options.transportOptions)
-    } catch let error as UsageError {
-      Console.error(error.text + "\n")
-      return .usage
     } catch {
-      Console.error("haul run: --report \(error)\nsee 'haul run --help'\n")
+      Console.error(UsageError("--report \(error)", command: "run").text + "\n")
       return .usage
     }
+    let transport = TransportFactory.make(options.transport, options: options.transportOptions)
 
     let scheduler = Scheduler(
       transport: transport, options: options.schedulerOptions(statistics))

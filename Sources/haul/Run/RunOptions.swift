@@ -41,10 +41,7 @@ struct RunOptions: Sendable {
       throw UsageError("--segments other than 1 is not yet supported", command: "run")
     }
 
-    if let text = parsed.value("output") {
-      guard !text.isEmpty else { throw UsageError("--output must not be empty", command: "run") }
-      output = text
-    }
+    output = try RunOptions.outputDirectory(parsed, command: "run")
     if let text = parsed.value("concurrency") {
       concurrency = try values.count("concurrency", text, in: 1...4096)
     }
@@ -116,6 +113,22 @@ struct RunOptions: Sendable {
       throw UsageError("unexpected argument '\(parsed.positionals[1])'", command: command)
     }
     return manifest
+  }
+
+  /// The `-o` directory: `.` by default; it need not exist yet (it is created), but must not
+  /// be something other than a directory.
+  static func outputDirectory(_ parsed: ParsedArguments, command: String) throws(UsageError)
+    -> String
+  {
+    guard let path = parsed.value("output") else { return "." }
+    guard !path.isEmpty else { throw UsageError("--output must not be empty", command: command) }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      !isDirectory.boolValue
+    {
+      throw UsageError("--output '\(path)' is not a directory", command: command)
+    }
+    return path
   }
 
   /// An output file option's path, checked to be creatable now rather than at the run's end.

@@ -9,12 +9,7 @@ struct VerifyCommand {
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     manifest = try RunOptions.manifestArgument(parsed, command: "verify")
-    if let text = parsed.value("output") {
-      guard !text.isEmpty else {
-        throw UsageError("--output must not be empty", command: "verify")
-      }
-      output = text
-    }
+    output = try RunOptions.outputDirectory(parsed, command: "verify")
     failed = try parsed.value("failed").map { (path) throws(UsageError) in
       try RunOptions.outputFile("failed", path, command: "verify")
     }
