@@ -64,18 +64,21 @@ public final class FaultServer: Sendable {
   /// Threads serving connections (and the accept thread), so `stop()` can wait for them.
   let threads = DispatchGroup()
 
-  /// A server on `host` (an IPv4 loopback address); call `start()` to listen.
-  public init(host: String = "127.0.0.1") {
-    self.host = host
-  }
+  /// Whether each request is kept in `requests` (benchmarks making millions of requests
+  /// turn this off; counters, hits and uploads are kept either way).
+  public let recordsRequests: Bool
 
-  deinit {
-    stop()
+  /// A server on `host` (an IPv4 loopback address); call `start()` to listen.
+  public init(host: String = "127.0.0.1", recordsRequests: Bool = true) {
+    self.host = host
+    self.recordsRequests = recordsRequests
   }
 
   /// Starts a server and returns it, listening.
-  public static func started(host: String = "127.0.0.1") throws -> FaultServer {
-    let server = FaultServer(host: host)
+  public static func started(
+    host: String = "127.0.0.1", recordsRequests: Bool = true
+  ) throws -> FaultServer {
+    let server = FaultServer(host: host, recordsRequests: recordsRequests)
     try server.start()
     return server
   }
@@ -162,7 +165,7 @@ public final class FaultServer: Sendable {
 
   // MARK: - Observations
 
-  /// Every request received so far, in arrival order.
+  /// Every request received so far, in arrival order (empty unless `recordsRequests`).
   public var requests: [RequestRecord] { shared.withLock { $0.records } }
 
   /// The requests whose path starts with `prefix`.
