@@ -35,7 +35,9 @@ import Synchronization
 /// - `bigHeaders=N` *fault*: add about N bytes of filler header fields.
 /// - `/data` only: `ignoreRange=1` (always a full 200), `etag=changing` (every request gets
 ///   new content: seed, `ETag` and `Last-Modified` change with the hit), `endless=1` (a
-///   chunked body that never ends).
+///   chunked body that never ends), `chunked=1` (the body in chunked encoding),
+///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
+///   belongs, then close).
 ///
 /// Every request is logged (`requests`) with its start and end order, so tests can assert
 /// what was asked and how many requests were in flight at once (`maxInFlight(pathPrefix:)`).

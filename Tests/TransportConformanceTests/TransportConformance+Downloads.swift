@@ -74,6 +74,23 @@ extension TransportConformance {
     }
   }
 
+  @Test("downloads a chunked body exactly", arguments: TransportKind.allCases)
+  func downloads_chunked_body(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("chunked.bin"))
+          let url = server.dataURL("chunked", size: 700_000, seed: 8, options: ["chunked": "1"])
+          let response = try await transport.perform(.download(url), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.head.contentLength == nil)
+          #expect(response.bodyBytes == 700_000)
+          #expect(sink.finish() == TestContent.sha256(seed: 8, count: 700_000))
+        }
+      }
+    }
+  }
+
   @Test("reuses one connection for sequential requests", arguments: TransportKind.allCases)
   func reuses_connection(_ kind: TransportKind) async throws {
     try await withFaultServer { server in

@@ -21,6 +21,22 @@ extension TransportConformance {
     }
   }
 
+  @Test("malformed chunking is a protocol error", arguments: TransportKind.allCases)
+  func bad_chunking_is_protocol_error(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("badchunk.bin"))
+          let url = server.dataURL("badchunk", size: 50_000, seed: 48, options: ["badChunk": "1"])
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .protocol, "\(String(describing: error))")
+        }
+      }
+    }
+  }
+
   @Test(
     "a stalled body fails with timeout near the stall timeout", arguments: TransportKind.allCases)
   func stall_times_out(_ kind: TransportKind) async throws {
