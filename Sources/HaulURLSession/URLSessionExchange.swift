@@ -238,13 +238,11 @@ final class URLSessionExchange: Sendable {
     }
     let expected = wantsBody ? head?.contentLength : nil
     if let error {
-      if let expected, bodyBytes < expected {
-        let detail = TransferError.curlMessage(of: error as NSError)
-        return .failure(
-          TransferError(
-            .protocol, "body ended after \(bodyBytes) of \(expected) bytes: \(detail)"))
+      var failure = TransferError(urlSessionError: error)
+      if failure.code == .protocol, let expected, bodyBytes < expected {
+        failure.message = "body ended after \(bodyBytes) of \(expected) bytes: \(failure.message)"
       }
-      return .failure(TransferError(urlSessionError: error))
+      return .failure(failure)
     }
     guard let head else {
       return .failure(TransferError(.protocol, "URLSession finished without a response head"))
