@@ -46,4 +46,8 @@ static inline CURLcode haul_easy_getinfo_string(CURL *h, CURLINFO i, char **v) {
 static inline CURLcode haul_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) {
   return curl_easy_getinfo(h, i, v);
 }
+// CURLVERSION_NOW is a macro naming an enum constant, which Swift does not import.
+static inline curl_version_info_data *haul_curl_version_info_now(void) {
+  return curl_version_info(CURLVERSION_NOW);
+}
 #endif

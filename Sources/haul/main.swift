@@ -1,1 +1,7 @@
-print("haul: being written")
+import Glibc
+
+// A closed pipe must end a write with EPIPE, not the process.
+signal(SIGPIPE, SIG_IGN)
+
+let status = await Haul.main(Array(CommandLine.arguments.dropFirst()))
+exit(status.rawValue)

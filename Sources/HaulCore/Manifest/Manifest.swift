@@ -1,4 +1,27 @@
+import Foundation
+
 /// A manifest file: JSON Lines of transfers (see SPEC.md, "Manifest"), read as a stream.
+///
+/// Reading rules, beyond SPEC.md's table (details in `ManifestLineParser`,
+/// `ManifestLineReader`, `ManifestPath`, `ManifestDestinations`):
+/// - a line whose first character other than spaces and tabs is `#` is a comment; a line of
+///   only spaces and tabs is blank; both are skipped but must still be valid UTF-8;
+/// - lines end at `\n`, a `\r` before it is dropped; a leading UTF-8 byte order mark is
+///   skipped; the longest line is 1 MiB, not counting its line break;
+/// - `size` is any JSON spelling of a whole number from 0 to 2^63-1 (`1024`, `1024.0`,
+///   `1.024e3`); `sha256` accepts either case and is kept in lower case; `null` is a wrong
+///   type for every field;
+/// - entries carry their `path` in normal form (`./a//b` becomes `a/b`);
+/// - an upload's file, `path` under `outputDirectory`, is looked up with `stat(2)`, so a
+///   symbolic link to a regular file is accepted: uploads only read, and a link farm
+///   (a dataset cache, say) is a normal thing to upload from;
+/// - a bare URL line may have spaces and tabs around it; a URL (bare, `url` or a mirror)
+///   with a control character is refused, while spaces and non-ASCII characters inside it
+///   are percent-encoded by Foundation's `URL(string:)`;
+/// - duplicates: a download's destination is its normalized `path`; a `PUT` upload's is its
+///   URL; a `POST` upload's is its URL with its `path` (one endpoint takes many files). A
+///   download and an upload never clash;
+/// - header rules are `HTTPField.userHeaderProblem`, shared with `--header`.
 public struct Manifest: Sendable {
   /// The file to read (standard input is spooled to a temporary file by the caller first).
   public var path: String
@@ -14,15 +37,81 @@ public struct Manifest: Sendable {
   }
 
   /// Checks every line, in one streaming pass, before anything is transferred: the first bad
-  /// line throws. Memory is bounded by duplicate detection (a compact hash per entry).
+  /// line throws. Memory: one line (at most 1 MiB) plus one 64 KiB read, and 16 bytes of
+  /// hash table per entry for duplicate detection (see `ManifestDestinations`).
+  ///
+  /// Also checks what needs more than one line: no two entries share a destination (the
+  /// later line is reported, naming the earlier one), and each upload's file exists under
+  /// `outputDirectory` and is a regular file. `knownBytes` saturates at `Int64.max`.
   public func validate() throws(ManifestError) -> ManifestStatistics {
-    fatalError("being written")
+    guard let reader = ManifestLineReader(path: path) else {
+      throw error(line: 0, "cannot open: \(String(cString: strerror(errno)))")
+    }
+    let destinations = ManifestDestinations()
+    var statistics = ManifestStatistics(entries: 0, knownBytes: 0, entriesWithoutSize: 0)
+    while let event = reader.next() {
+      switch event {
+      case .line(let number, let bytes):
+        let parsed: ManifestEntry?
+        do {
+          parsed = try ManifestLineParser.parse(bytes, line: number)
+        } catch {
+          throw self.error(line: number, error.reason)
+        }
+        guard let entry = parsed else { continue }
+        if entry.operation == .upload, let problem = uploadFileProblem(entry.path) {
+          throw error(line: number, problem)
+        }
+        if let earlier = destinations.insert(entry) {
+          throw error(line: number, "same destination as line \(earlier)")
+        }
+        statistics.entries += 1
+        if let size = entry.size {
+          let (sum, overflow) = statistics.knownBytes.addingReportingOverflow(size)
+          statistics.knownBytes = overflow ? .max : sum
+        } else {
+          statistics.entriesWithoutSize += 1
+        }
+      case .tooLong(let number):
+        throw error(line: number, Self.tooLongReason)
+      case .readFailed(let code):
+        throw error(line: 0, "cannot read: \(String(cString: strerror(code)))")
+      }
+    }
+    return statistics
   }
 
   /// The manifest's entries, parsed again line by line as they are pulled; for a manifest
   /// that `validate()` accepted.
+  ///
+  /// Each iteration opens the file anew, so the sequence can be walked more than once.
   public func entries() -> ManifestEntries {
-    fatalError("being written")
+    ManifestEntries(manifest: self)
+  }
+
+  static let tooLongReason = "line is longer than 1 MiB"
+
+  func error(line: Int, _ reason: String) -> ManifestError {
+    ManifestError(manifest: displayName, line: line, reason: reason)
+  }
+
+  /// Why the upload file at `relativePath` cannot be sent, or `nil` when it is a regular
+  /// file (possibly through a symbolic link).
+  private func uploadFileProblem(_ relativePath: String) -> String? {
+    let directory = outputDirectory.isEmpty ? "." : outputDirectory
+    var status = stat()
+    guard stat(directory + "/" + relativePath, &status) == 0 else {
+      let code = errno
+      if code == ENOENT || code == ENOTDIR {
+        return "upload file \(ManifestText.quoted(relativePath)) does not exist"
+      }
+      return
+        "cannot read upload file \(ManifestText.quoted(relativePath)): \(String(cString: strerror(code)))"
+    }
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      return "upload file \(ManifestText.quoted(relativePath)) is not a regular file"
+    }
+    return nil
   }
 }
 
@@ -61,7 +150,16 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
 public struct ManifestEntries: Sequence, Sendable {
   public typealias Element = ManifestEntry
   let manifest: Manifest
+
+  /// An iterator that ends at the end of the file, and also, silently, at the first line
+  /// that no longer parses or a read error; use `makeCheckedIterator()` to see those.
   public func makeIterator() -> AnyIterator<ManifestEntry> {
-    fatalError("being written")
+    AnyIterator(ManifestEntryIterator(manifest: manifest))
+  }
+
+  /// An iterator whose `nextEntry()` throws when the file cannot be read or a line does not
+  /// parse (the file changed after `validate()`), so the caller can stop the run.
+  public func makeCheckedIterator() -> ManifestEntryIterator {
+    ManifestEntryIterator(manifest: manifest)
   }
 }

@@ -1,24 +1,276 @@
+import Foundation
+
 /// Runs a manifest's entries through a transport: at most `concurrency` at once and
 /// `perHost` per host, skipping what is done, resuming partial files, retrying what is
 /// transient, trying mirrors, verifying every byte, and reporting as it goes.
+///
+/// Entries are pulled from the sequence only as room appears (a bounded window of entries
+/// is alive at once, whatever the manifest's length). Events are delivered in order through
+/// the stream `run` returns; progress is sampled every `progressInterval`, never queued per
+/// chunk. `cancel()` stops new work: transfers in flight end with `cancelled` and keep their
+/// partial files, and every entry not finished is reported `failed` with `cancelled`.
 public actor Scheduler {
   let transport: any Transport
   let options: SchedulerOptions
+  let retryPolicy: RetryPolicy
+  private var admission: AdmissionState
+  private var slotWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+  private var wakeAt: Double?
+  private var contacted: Set<String> = []
+  private var outages: [String: [CheckedContinuation<Bool, Never>]] = [:]
+  private var active: [Int: (EntryInfo, ProgressCounter)] = [:]
+  private var tally = Tally()
+  private var cancelled = false
+  private var runTask: Task<Void, Never>?
+  private var nextTicket = 0
+  private let started = ContinuousClock.now
 
   public init(transport: any Transport, options: SchedulerOptions) {
     self.transport = transport
     self.options = options
+    self.retryPolicy = RetryPolicy(
+      retries: options.retries, base: options.backoffBase, cap: options.backoffCap)
+    self.admission = AdmissionState(limit: options.concurrency, perHost: options.perHost)
   }
 
-  /// Runs every entry of `entries` (pulled one at a time, as slots free up) and returns the
-  /// events of the run; the stream ends after the `summary` event.
+  /// Runs every entry of `entries` and returns the events of the run; the stream ends after
+  /// the `summary` event. Call once per scheduler.
   public nonisolated func run<Entries: Sequence<ManifestEntry> & Sendable>(_ entries: Entries)
     -> AsyncStream<TransferEvent>
   {
-    fatalError("Scheduler.run is being written")
+    let (stream, continuation) = AsyncStream.makeStream(of: TransferEvent.self)
+    Task { await self.start(entries, events: continuation) }
+    return stream
   }
 
-  /// Stops starting new transfers; running ones end with `cancelled` and keep their partial
-  /// data for the next run.
-  public func cancel() {}
+  /// Stops starting transfers; running ones end with `cancelled` and keep their partial data
+  /// for the next run. Idempotent.
+  public func cancel() {
+    guard !cancelled else { return }
+    cancelled = true
+    runTask?.cancel()
+    _ = admission.withdrawAll()
+    for (_, waiter) in slotWaiters { waiter.resume(returning: false) }
+    slotWaiters.removeAll()
+    for waiter in outages.values.joined() { waiter.resume(returning: false) }
+    outages.removeAll()
+  }
+
+  private func start<Entries: Sequence<ManifestEntry> & Sendable>(
+    _ entries: Entries, events: AsyncStream<TransferEvent>.Continuation
+  ) async {
+    let window = max(options.concurrency * 4, 16)
+    let task = Task.detached { [options] in
+      let directory: OutputDirectory
+      do throws(TransferError) {
+        directory = try OutputDirectory(path: options.outputDirectory)
+      } catch {
+        for entry in entries { await self.record(Self.outcome(entry, error: error), events) }
+        return
+      }
+      let runner = EntryRunner(scheduler: self, directory: directory, events: events)
+      var iterator = entries.makeIterator()
+      await withTaskGroup(of: Void.self) { group in
+        var live = 0
+        while let entry = iterator.next() {
+          if await self.isCancelled {
+            await self.record(Self.outcome(entry, error: Self.cancelledError), events)
+            continue
+          }
+          if live >= window {
+            await group.next()
+            live -= 1
+          }
+          group.addTask {
+            let outcome = await runner.run(entry)
+            await self.record(outcome, events)
+          }
+          live += 1
+        }
+      }
+    }
+    runTask = task
+    if cancelled { task.cancel() }
+    let sampler = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(options.progressInterval))
+        events.yield(.progress(self.snapshot()))
+      }
+    }
+    await task.value
+    sampler.cancel()
+    events.yield(.progress(snapshot()))
+    events.yield(
+      .summary(tally.summary(seconds: elapsed, transport: transport.name, cancelled: cancelled)))
+    events.finish()
+  }
+
+  var isCancelled: Bool { cancelled }
+
+  private var elapsed: Double {
+    let duration = ContinuousClock.now - started
+    return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+  }
+
+  static let cancelledError = TransferError(.cancelled, "the run was interrupted")
+
+  static func outcome(_ entry: ManifestEntry, error: TransferError) -> EntryOutcome {
+    EntryOutcome(
+      line: entry.line, text: entry.text, url: Exchange.redacted(entry.url), path: entry.path,
+      operation: entry.operation, status: .failed, bytes: 0, attempts: 0, seconds: 0,
+      sha256: nil, error: error)
+  }
+
+  private func record(_ outcome: EntryOutcome, _ events: AsyncStream<TransferEvent>.Continuation) {
+    tally.add(outcome)
+    events.yield(.finished(outcome))
+  }
+
+  // MARK: Slots
+
+  /// Seconds since the run started, the clock of `AdmissionState`.
+  private var now: Double { elapsed }
+
+  /// Waits for room to run one attempt against `host`; `false` when the run was cancelled.
+  func acquireSlot(host: String) async -> Bool {
+    guard !cancelled else { return false }
+    nextTicket += 1
+    let ticket = nextTicket
+    if admission.request(id: ticket, host: host, now: now) { return true }
+    scheduleWake()
+    return await withCheckedContinuation { continuation in
+      slotWaiters[ticket] = continuation
+    }
+  }
+
+  /// Frees a slot taken with `acquireSlot`.
+  func releaseSlot(host: String) {
+    admit(admission.release(host: host, now: now))
+  }
+
+  /// Records the status a host answered: a 429 or 503 makes haul polite to it.
+  func noteAnswer(host: String, status: Int, retryAfter: Double?) {
+    contacted.insert(host)
+    if status == 429 || status == 503 {
+      admission.throttled(host: host, retryAfter: retryAfter, now: now)
+    }
+  }
+
+  private func admit(_ tickets: [Int]) {
+    for ticket in tickets {
+      slotWaiters.removeValue(forKey: ticket)?.resume(returning: true)
+    }
+    scheduleWake()
+  }
+
+  /// Makes sure someone looks again when a hold on a host expires or a limit grows.
+  private func scheduleWake() {
+    guard admission.waitingCount > 0, let at = admission.nextChange(now: now) else { return }
+    if let wakeAt, wakeAt <= at, wakeAt > now { return }
+    wakeAt = at
+    Task {
+      try? await Task.sleep(for: .seconds(max(0, at - self.now) + 0.001))
+      self.wake(at: at)
+    }
+  }
+
+  private func wake(at: Double) {
+    if wakeAt == at { wakeAt = nil }
+    admit(admission.admitWaiting(now: now))
+  }
+
+  // MARK: Connectivity
+
+  /// Called when an attempt to `origin` failed with a connection error. When the host had
+  /// answered earlier in this run and does not accept connections now, it is down: nothing
+  /// new starts there, one probe retries with backoff, and this returns `true` once the host
+  /// is back (the attempt then does not count against the entry's retries). Returns `false`
+  /// when the failure was the entry's alone (the host accepts connections, or never did).
+  func hostUnreachable(_ origin: Origin) async -> Bool {
+    let host = origin.description
+    guard contacted.contains(host), !cancelled else { return false }
+    if outages[host] == nil {
+      admission.markDown(host: host)
+      outages[host] = []
+      Task { await self.probe(origin) }
+    }
+    return await withCheckedContinuation { continuation in
+      outages[host, default: []].append(continuation)
+    }
+  }
+
+  private func probe(_ origin: Origin) async {
+    let host = origin.description
+    var delay = 0.25
+    let began = now
+    var waited = false
+    while !cancelled {
+      let reachable = await Task.detached {
+        ConnectivityProbe.canConnect(host: origin.host, port: origin.port, timeout: 2)
+      }.value
+      if reachable || now - began > options.outageLimit { break }
+      waited = true
+      try? await Task.sleep(for: .seconds(delay))
+      delay = min(delay * 2, 30)
+    }
+    let waiters = outages.removeValue(forKey: host) ?? []
+    admit(admission.markUp(host: host, now: now))
+    for waiter in waiters { waiter.resume(returning: waited && !cancelled) }
+  }
+
+  // MARK: Progress
+
+  func beginActive(_ id: Int, _ info: EntryInfo, _ counter: ProgressCounter) {
+    active[id] = (info, counter)
+  }
+
+  func endActive(_ id: Int) {
+    active[id] = nil
+  }
+
+  /// Counts a finished entry's length toward `ProgressSnapshot.completedBytes`.
+  func noteCompleted(bytes: Int64) {
+    tally.completedBytes += bytes
+  }
+
+  private func snapshot() -> ProgressSnapshot {
+    var inFlight: Int64 = 0
+    var present: Int64 = 0
+    let list = active.sorted { $0.key < $1.key }.map { _, value in
+      inFlight += value.1.moved
+      present += value.1.present
+      return ProgressSnapshot.Active(entry: value.0, bytes: value.1.present)
+    }
+    return ProgressSnapshot(
+      finished: tally.total, failed: tally.failed,
+      total: max(options.expectedTotal ?? 0, tally.total + active.count),
+      bytes: tally.bytes + inFlight,
+      expectedBytes: options.expectedBytes, active: list, elapsed: elapsed,
+      completedBytes: tally.completedBytes + present)
+  }
+}
+
+/// Counts of a run, for progress and the summary.
+struct Tally {
+  var succeeded = 0
+  var skipped = 0
+  var failed = 0
+  var bytes: Int64 = 0
+  var completedBytes: Int64 = 0
+  var total: Int { succeeded + skipped + failed }
+
+  mutating func add(_ outcome: EntryOutcome) {
+    switch outcome.status {
+    case .ok: succeeded += 1
+    case .skipped: skipped += 1
+    case .failed: failed += 1
+    }
+    bytes += outcome.bytes
+  }
+
+  func summary(seconds: Double, transport: String, cancelled: Bool) -> RunSummary {
+    RunSummary(
+      total: total, succeeded: succeeded, skipped: skipped, failed: failed, bytes: bytes,
+      seconds: seconds, transport: transport, cancelled: cancelled)
+  }
 }

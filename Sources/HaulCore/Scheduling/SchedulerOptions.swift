@@ -24,13 +24,27 @@ public struct SchedulerOptions: Sendable {
   public var expectedBytes: Int64?
   /// Seconds between progress samples.
   public var progressInterval: Double
+  /// The longest a host that stopped answering is waited for before its entries spend
+  /// their retries again, in seconds.
+  public var outageLimit: Double
+  /// Ranges fetched in parallel for one large download (`--segments`); 1 keeps every file
+  /// one stream.
+  public var segments: Int
+  /// Downloads smaller than this are never split (`--min-segment-size`).
+  public var minSegmentSize: Int64
+  /// Changes each request before it is sent and handles 401s (`--auth-command`).
+  public var interceptor: (any RequestInterceptor)?
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,
     stallTimeout: Double = 30, headers: [HTTPField] = [], fsync: Bool = false,
     backoffBase: Double = 1, backoffCap: Double = 60, expectedTotal: Int? = nil,
-    expectedBytes: Int64? = nil, progressInterval: Double = 0.25
+    expectedBytes: Int64? = nil, progressInterval: Double = 0.25, outageLimit: Double = 600,
+    interceptor: (any RequestInterceptor)? = nil, segments: Int = 1,
+    minSegmentSize: Int64 = 8 << 20
   ) {
+    self.segments = max(1, segments)
+    self.minSegmentSize = minSegmentSize
     self.outputDirectory = outputDirectory
     self.concurrency = concurrency
     self.perHost = perHost
@@ -43,5 +57,7 @@ public struct SchedulerOptions: Sendable {
     self.expectedTotal = expectedTotal
     self.expectedBytes = expectedBytes
     self.progressInterval = progressInterval
+    self.outageLimit = outageLimit
+    self.interceptor = interceptor
   }
 }

@@ -35,14 +35,19 @@ public struct TransportOptions: Sendable, Hashable {
   public var extraCACertificates: String?
   /// The largest response header block accepted, in bytes.
   public var maxHeaderBytes: Int
+  /// One cap over all transfers together, in bytes per second (`--max-rate`); the transport
+  /// charges a shared `TokenBucket` and pauses transfers rather than sleeping threads.
+  public var maxBytesPerSecond: Double?
 
   public init(
     maxConnections: Int = 16, maxConnectionsPerHost: Int = 8,
-    extraCACertificates: String? = nil, maxHeaderBytes: Int = 256 * 1024
+    extraCACertificates: String? = nil, maxHeaderBytes: Int = 256 * 1024,
+    maxBytesPerSecond: Double? = nil
   ) {
     self.maxConnections = maxConnections
     self.maxConnectionsPerHost = maxConnectionsPerHost
     self.extraCACertificates = extraCACertificates
     self.maxHeaderBytes = maxHeaderBytes
+    self.maxBytesPerSecond = maxBytesPerSecond
   }
 }

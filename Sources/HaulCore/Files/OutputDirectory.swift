@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The output directory (`-o`), through which every local file is reached without ever
+/// following a symlink: a planted link (as a parent folder, in place of the partial file or
+/// as the destination) makes the transfer fail with `path_refused` instead of writing outside.
+///
+/// Each operation walks the relative path component by component with `openat(...,
+/// O_NOFOLLOW)`, creating missing folders, and works on the leaf relative to its parent's
+/// descriptor. Thread-safe: it holds only an immutable descriptor.
+public final class OutputDirectory: Sendable {
+  /// The root's path as given.
+  public let path: String
+  private let descriptor: Int32
+
+  /// Opens (creating if needed) the output directory.
+  public init(path: String) throws(TransferError) {
+    if mkdir(path, 0o777) != 0 && errno != EEXIST {
+      throw FileErrors.error(errno, "cannot create output directory \(path)")
+    }
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw FileErrors.error(errno, "cannot open output directory \(path)") }
+    self.path = path
+    self.descriptor = fd
+  }
+
+  deinit { close(descriptor) }
+
+  /// The parent folder of a relative `path` (created when `create`), and the leaf's name.
+  /// The caller closes the returned descriptor.
+  public func parent(of relativePath: String, create: Bool) throws(TransferError) -> (
+    Int32, String
+  ) {
+    let components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
+      .filter { $0 != "." }
+    guard let leaf = components.last, !components.contains("..") else {
+      throw TransferError(.pathRefused, "path \(relativePath) leaves the output directory")
+    }
+    var current = dup(descriptor)
+    guard current >= 0 else { throw FileErrors.error(errno, "cannot open output directory") }
+    for component in components.dropLast() {
+      let name = String(component)
+      var next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      if next < 0 && errno == ENOENT && create {
+        if mkdirat(current, name, 0o777) != 0 && errno != EEXIST {
+          let code = errno
+          close(current)
+          throw FileErrors.error(code, "cannot create folder for \(relativePath)")
+        }
+        next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      }
+      if next < 0 {
+        let code = errno
+        close(current)
+        if code == ELOOP || code == ENOTDIR {
+          throw TransferError(
+            .pathRefused, "\(relativePath): a parent folder is a symlink or not a folder")
+        }
+        throw FileErrors.error(code, "cannot open folder for \(relativePath)")
+      }
+      close(current)
+      current = next
+    }
+    return (current, String(leaf))
+  }
+
+  /// Metadata of the file at `relativePath` without following a final symlink; `nil` when
+  /// absent (or a parent is missing).
+  public func status(of relativePath: String) throws(TransferError) -> FileStatus? {
+    let (parent, leaf): (Int32, String)
+    do throws(TransferError) {
+      (parent, leaf) = try self.parent(of: relativePath, create: false)
+    } catch  where error.code == .io || error.code == .pathRefused {
+      return nil
+    }
+    defer { close(parent) }
+    return FileStatus.lstat(parent, leaf)
+  }
+}
+
+/// What haul needs to know of a local file.
+public struct FileStatus: Sendable, Hashable {
+  public var size: Int64
+  public var isRegularFile: Bool
+  public var isSymlink: Bool
+
+  /// `fstatat` without following symlinks; `nil` when there is nothing at `name`.
+  static func lstat(_ directory: Int32, _ name: String) -> FileStatus? {
+    var info = stat()
+    guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+    let type = info.st_mode & S_IFMT
+    return FileStatus(
+      size: Int64(info.st_size), isRegularFile: type == S_IFREG, isSymlink: type == S_IFLNK)
+  }
+}
+
+/// Maps `errno` values from local file operations to typed errors.
+public enum FileErrors {
+  /// `disk_full` for ENOSPC/EDQUOT, `path_refused` for ELOOP, `io` for everything else.
+  public static func error(_ code: Int32, _ what: String) -> TransferError {
+    let reason = String(cString: strerror(code))
+    switch code {
+    case ENOSPC, EDQUOT: return TransferError(.diskFull, "\(what): \(reason)")
+    case ELOOP: return TransferError(.pathRefused, "\(what): refusing to follow a symlink")
+    default: return TransferError(.io, "\(what): \(reason)")
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/// Decides what a download does with a response, given what was asked for: the one place
+/// that guarantees a file is never spliced from two different versions of a resource.
+///
+/// Pure: the same inputs always give the same plan; see `ResponseValidationTests`.
+public enum ResponseValidation {
+  /// What to do with a response's body.
+  public enum Plan: Sendable, Hashable {
+    /// Write the body at `offset`; `total` is the resource's full length when known.
+    /// `restart` is true when a range was asked for but the whole resource comes instead
+    /// (the partial file must be emptied first).
+    case write(offset: Int64, total: Int64?, restart: Bool)
+    /// The partial file already holds the whole resource (416 with a matching length).
+    case complete(total: Int64)
+    /// The partial file is not a prefix of the resource: start again without a range.
+    case restart
+    /// Not a body to keep (error page, redirect): discard it; the status decides.
+    case discard
+    /// The response is unusable; nothing is written.
+    case fail(TransferError)
+  }
+
+  /// The plan for `head`, the answer to a request for `requested` (nil: the whole resource),
+  /// where the manifest expects `expectedSize` bytes (if given).
+  public static func plan(
+    for head: ResponseHead, requested: ByteRange?, expectedSize: Int64?
+  ) -> Plan {
+    if head.status == 416, let requested {
+      guard let total = ContentRange.unsatisfiedTotal(head.value(for: "Content-Range")) else {
+        return .restart
+      }
+      if let expectedSize, total != expectedSize { return sizeMismatch(total, expectedSize) }
+      return requested.start == total ? .complete(total: total) : .restart
+    }
+    guard (200..<300).contains(head.status) else { return .discard }
+    if let type = head.value(for: "Content-Type"),
+      type.lowercased().hasPrefix("multipart/byteranges")
+    {
+      return .fail(TransferError(.protocol, "unexpected multipart/byteranges response"))
+    }
+    guard head.status == 206 else {
+      let total = head.contentLength
+      if let total, let expectedSize, total != expectedSize {
+        return sizeMismatch(total, expectedSize)
+      }
+      let restart = requested != nil
+      return .write(offset: 0, total: total, restart: restart)
+    }
+    guard let requested else {
+      return .fail(TransferError(.protocol, "206 answer to a request without Range"))
+    }
+    guard let range = ContentRange(head.value(for: "Content-Range")) else {
+      return .fail(TransferError(.protocol, "206 answer without a valid Content-Range"))
+    }
+    guard range.start == requested.start else {
+      return .fail(
+        TransferError(
+          .protocol, "Content-Range starts at \(range.start), asked for \(requested.start)"))
+    }
+    if let total = range.total {
+      if let expectedSize, total != expectedSize { return sizeMismatch(total, expectedSize) }
+      let wantedEnd = min(requested.end ?? (total - 1), total - 1)
+      guard range.end == wantedEnd else {
+        return .fail(
+          TransferError(.protocol, "Content-Range ends at \(range.end), expected \(wantedEnd)"))
+      }
+    } else if let end = requested.end, range.end != end {
+      return .fail(TransferError(.protocol, "Content-Range ends at \(range.end), expected \(end)"))
+    }
+    if let length = head.contentLength, length != range.end - range.start + 1 {
+      return .fail(TransferError(.protocol, "Content-Length does not match Content-Range"))
+    }
+    return .write(offset: range.start, total: range.total, restart: false)
+  }
+
+  private static func sizeMismatch(_ total: Int64, _ expected: Int64) -> Plan {
+    .fail(TransferError(.sizeMismatch, "server has \(total) bytes, expected \(expected)"))
+  }
+}
+
+/// A parsed `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+public struct ContentRange: Sendable, Hashable {
+  public var start: Int64
+  public var end: Int64
+  public var total: Int64?
+
+  /// Parses a `Content-Range` value; `nil` when absent or malformed (or END < START, or
+  /// END ≥ TOTAL).
+  public init?(_ value: String?) {
+    guard let value = value?.trimmingASCIIWhitespace(), value.lowercased().hasPrefix("bytes ")
+    else { return nil }
+    let rest = value.dropFirst(6)
+    let halves = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+    guard halves.count == 2 else { return nil }
+    let bounds = halves[0].split(separator: "-", omittingEmptySubsequences: false)
+    guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]),
+      start >= 0, end >= start
+    else { return nil }
+    if halves[1] == "*" {
+      total = nil
+    } else {
+      guard let total = Int64(halves[1]), total > end else { return nil }
+      self.total = total
+    }
+    self.start = start
+    self.end = end
+  }
+
+  /// The TOTAL of `Content-Range: bytes */TOTAL` (the form a 416 carries).
+  public static func unsatisfiedTotal(_ value: String?) -> Int64? {
+    guard let value = value?.trimmingASCIIWhitespace(), value.lowercased().hasPrefix("bytes */")
+    else { return nil }
+    return Int64(value.dropFirst(8)).flatMap { $0 >= 0 ? $0 : nil }
+  }
+}
+
+/// The validator that guards a resume (`If-Range`): a strong ETag, else `Last-Modified`.
+/// Weak ETags (`W/"..."`) are never used: RFC 9110 forbids them in `If-Range`.
+public enum Validator {
+  public static func from(_ head: ResponseHead) -> String? {
+    if let etag = head.value(for: "ETag")?.trimmingASCIIWhitespace(), etag.hasPrefix("\"") {
+      return etag
+    }
+    if let modified = head.value(for: "Last-Modified")?.trimmingASCIIWhitespace(),
+      !modified.isEmpty
+    {
+      return modified
+    }
+    return nil
+  }
+}

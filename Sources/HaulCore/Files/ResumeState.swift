@@ -1,0 +1,89 @@
+import Foundation
+
+/// What a partial file needs beside it to be resumed safely: which entry it belongs to and
+/// the validator of the server's version it holds a prefix of.
+///
+/// It never records how many bytes were written: the partial file's own length is the
+/// offset, so no crash can leave state that points past the bytes really on disk. The file
+/// holds one JSON line and the SHA-256 of that line; a state whose digest does not match
+/// (torn, truncated, edited) is discarded and the entry starts over.
+public struct ResumeState: Codable, Sendable, Hashable {
+  /// The entry's first source URL, without userinfo.
+  public var url: String
+  /// The entry's expected digest and size, as the manifest gave them.
+  public var sha256: String?
+  public var size: Int64?
+  /// The validator (strong ETag or Last-Modified) of the version the partial holds.
+  public var validator: String?
+  /// The resource's full length, when the server said.
+  public var total: Int64?
+  /// For a segmented download: each segment's range and how far it got (`--segments`).
+  public var segments: [SegmentProgress]?
+
+  public init(
+    url: String, sha256: String?, size: Int64?, validator: String?, total: Int64?,
+    segments: [SegmentProgress]? = nil
+  ) {
+    self.url = url
+    self.sha256 = sha256
+    self.size = size
+    self.validator = validator
+    self.total = total
+    self.segments = segments
+  }
+
+  /// The state file's bytes.
+  public func encoded() -> [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let json = (try? encoder.encode(self)) ?? Data()
+    let line = Array(json)
+    return line + [0x0A] + Array(SHA256.hex(of: line).utf8) + [0x0A]
+  }
+
+  /// Decodes a state file's bytes; `nil` when they are damaged in any way.
+  public static func decode(_ bytes: [UInt8]) -> ResumeState? {
+    let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    guard lines.count == 3, lines[2].isEmpty,
+      String(decoding: lines[1], as: UTF8.self) == SHA256.hex(of: lines[0])
+    else { return nil }
+    return try? JSONDecoder().decode(ResumeState.self, from: Data(lines[0]))
+  }
+
+  /// Whether a partial described by this state may continue `entry`.
+  public func belongs(to entry: ManifestEntry) -> Bool {
+    url == Exchange.redacted(entry.url) && sha256 == entry.sha256 && size == entry.size
+  }
+}
+
+/// One segment of a segmented download, as the resume state records it.
+///
+/// `next` is where the segment's next byte goes. It is saved only after the bytes before it
+/// were written (and, with `--fsync`, synced), so it never points past what is on disk.
+public struct SegmentProgress: Codable, Sendable, Hashable {
+  /// First byte of the segment.
+  public var start: Int64
+  /// Last byte of the segment (inclusive).
+  public var end: Int64
+  /// The next byte to fetch; `end + 1` when the segment is complete.
+  public var next: Int64
+
+  public init(start: Int64, end: Int64, next: Int64) {
+    self.start = start
+    self.end = end
+    self.next = next
+  }
+
+  public var isComplete: Bool { next > end }
+
+  /// Splits `total` bytes into `count` segments of nearly equal length.
+  public static func plan(total: Int64, count: Int) -> [SegmentProgress] {
+    let count = Int64(max(1, min(Int64(count), total)))
+    let length = total / count
+    return (0..<count).map { index in
+      let start = index * length
+      let end = index == count - 1 ? total - 1 : start + length - 1
+      return SegmentProgress(start: start, end: end, next: start)
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/// The rules for an entry's local `path`, and its normal form.
+///
+/// A path is relative to the output directory and must stay inside it: not absolute, no `..`
+/// segment, no NUL or other control character (U+0000–U+001F, U+007F), not empty, and it
+/// must name a file (no trailing `/`). The normal form drops empty and `.` segments
+/// (`a//b` and `./a/b` are both `a/b`); it is what entries carry and what duplicate
+/// detection compares, byte for byte (Linux file names are bytes: `é` composed and decomposed
+/// are different files).
+enum ManifestPath {
+  /// The normal form of `path`, or why it is not allowed (a reason naming the `"path"` field).
+  static func normalize(_ path: String) -> Result<String, ManifestLineError> {
+    var path = path
+    return path.withUTF8 { bytes in
+      if bytes.isEmpty { return .failure(.init("\"path\" is empty")) }
+      if bytes.first == UInt8(ascii: "/") { return .failure(.init("\"path\" must be relative")) }
+      if bytes.last == UInt8(ascii: "/") {
+        return .failure(.init("\"path\" must name a file, not end in \"/\""))
+      }
+      // One scan: find control characters, `..`, and whether any segment is empty or `.`.
+      var needsRewrite = false
+      var segmentStart = 0
+      for index in 0...bytes.count {
+        if index < bytes.count {
+          let byte = bytes[index]
+          if byte < 0x20 || byte == 0x7F {
+            return .failure(.init("\"path\" contains a control character"))
+          }
+          if byte != UInt8(ascii: "/") { continue }
+        }
+        let length = index - segmentStart
+        if length == 2, bytes[segmentStart] == UInt8(ascii: "."),
+          bytes[segmentStart + 1] == UInt8(ascii: ".")
+        {
+          return .failure(.init("\"path\" must not contain \"..\""))
+        }
+        if length == 0 || (length == 1 && bytes[segmentStart] == UInt8(ascii: ".")) {
+          needsRewrite = true
+        }
+        segmentStart = index + 1
+      }
+      guard needsRewrite else { return .success(String(decoding: bytes, as: UTF8.self)) }
+      let kept = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        .filter { !($0.count == 1 && $0.first == UInt8(ascii: ".")) }
+      if kept.isEmpty { return .failure(.init("\"path\" names no file")) }
+      return .success(
+        String(decoding: Array(kept.joined(separator: [UInt8(ascii: "/")])), as: UTF8.self))
+    }
+  }
+
+  /// The default download path: the URL's last path segment, percent-decoded. It must be a
+  /// plain file name (no `/` once decoded, not `.` or `..`, no control characters).
+  static func defaultName(percentEncodedPath: String) -> Result<String, ManifestLineError> {
+    let noName = ManifestLineError("no file name in URL; give \"path\"")
+    guard let slash = percentEncodedPath.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+      return .failure(noName)
+    }
+    let encoded = percentEncodedPath[percentEncodedPath.utf8.index(after: slash)...]
+    if encoded.isEmpty { return .failure(noName) }
+    guard let name = encoded.removingPercentEncodingStrictly() else {
+      return .failure(.init("file name in URL has invalid percent-encoding; give \"path\""))
+    }
+    if name == "." || name == ".." {
+      return .failure(.init("file name in URL is \"\(name)\"; give \"path\""))
+    }
+    if name.utf8.contains(UInt8(ascii: "/")) {
+      return .failure(.init("file name in URL contains \"/\" once decoded; give \"path\""))
+    }
+    if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+      return .failure(.init("file name in URL contains a control character; give \"path\""))
+    }
+    return .success(name)
+  }
+}
+
+extension Substring {
+  /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8.
+  /// (Written out rather than using Foundation's `removingPercentEncoding`, to keep the
+  /// per-line cost to one small allocation.)
+  fileprivate func removingPercentEncodingStrictly() -> String? {
+    guard utf8.contains(UInt8(ascii: "%")) else { return String(self) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(utf8.count)
+    var iterator = utf8.makeIterator()
+    while let byte = iterator.next() {
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard let high = iterator.next().flatMap(Self.hexValue),
+        let low = iterator.next().flatMap(Self.hexValue)
+      else { return nil }
+      bytes.append(high << 4 | low)
+    }
+    return String(validating: bytes, as: UTF8.self)
+  }
+
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+}

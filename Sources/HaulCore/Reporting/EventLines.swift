@@ -1,0 +1,45 @@
+/// Turns the scheduler's events into `--events` JSON Lines (SPEC.md, "Report and events").
+///
+/// A `progress` snapshot becomes one `progress` line per entry in flight, at most one per
+/// entry every `progressInterval` seconds and only when its byte count moved, so a consumer
+/// sees a few lines a second per entry however often the scheduler samples. Memory: one small
+/// record per entry in flight.
+public struct EventLines: Sendable {
+  /// Least time between two `progress` lines of one entry, in seconds.
+  public var progressInterval: Double
+
+  private var lastProgress: [Int: (elapsed: Double, bytes: Int64)] = [:]
+
+  public init(progressInterval: Double = 0.5) {
+    self.progressInterval = progressInterval
+  }
+
+  /// The lines (without line breaks) that `event` produces; often none for `progress`.
+  public mutating func lines(for event: TransferEvent) -> [String] {
+    switch event {
+    case .started(let entry):
+      return [ReportJSON.startEvent(entry)]
+    case .progress(let snapshot):
+      var lines: [String] = []
+      for active in snapshot.active {
+        let line = active.entry.line
+        if let last = lastProgress[line],
+          last.bytes == active.bytes || snapshot.elapsed - last.elapsed < progressInterval
+        {
+          continue
+        }
+        lastProgress[line] = (snapshot.elapsed, active.bytes)
+        lines.append(ReportJSON.progressEvent(active))
+      }
+      return lines
+    case .retry(let entry, let attempt, let code, let delay):
+      return [ReportJSON.retryEvent(entry, attempt: attempt, code: code, delay: delay)]
+    case .finished(let outcome):
+      lastProgress[outcome.line] = nil
+      return [ReportJSON.finishedEvent(outcome)]
+    case .summary(let summary):
+      lastProgress.removeAll()
+      return [ReportJSON.summaryEvent(summary)]
+    }
+  }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Writes the `--report` file (SPEC.md, "Report and events") without holding the transfers
+/// in memory.
+///
+/// Each finished entry's object is appended to an anonymous spool file (created in the
+/// report's directory and unlinked at once, so a crash leaves nothing behind); `finish`
+/// writes `{"summary": ..., "transfers": [...]}` to `FILE.partial`, copying the spool in 1 MiB
+/// pieces, and renames it over `FILE`. Creating the spool up front proves early that the
+/// report's directory is writable.
+///
+/// Not thread-safe: one owner (the loop consuming the events) calls it.
+public final class ReportWriter {
+  /// The report file's path.
+  public let path: String
+  private var spool: Int32
+  private var count = 0
+
+  /// Prepares to write the report at `path`; fails when its directory is not writable.
+  public init(path: String) throws(ReportFileError) {
+    self.path = path
+    let directory = ReportWriter.directory(of: path)
+    var template = Array((directory + "/.haul-report-XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { throw .fromErrno(path) }
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    self.spool = fd
+  }
+
+  deinit {
+    if spool >= 0 { close(spool) }
+  }
+
+  /// Appends one finished entry.
+  public func add(_ outcome: EntryOutcome) throws(ReportFileError) {
+    let separator = count == 0 ? "\n" : ",\n"
+    count += 1
+    var text = separator + ReportJSON.transfer(outcome)
+    let ok = text.withUTF8 { OutputFile.writeAll(spool, UnsafeRawBufferPointer($0)) }
+    guard ok else { throw .fromErrno(path) }
+  }
+
+  /// Writes the complete report with `summary` and puts it in place. Call once, at the end.
+  public func finish(summary: RunSummary) throws(ReportFileError) {
+    let file = try OutputFile(path: path)
+    try file.write("{\"summary\":" + ReportJSON.summary(summary) + ",\n\"transfers\":[")
+    guard lseek(spool, 0, SEEK_SET) == 0 else { throw .fromErrno(path) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let got = read(spool, buffer.baseAddress, buffer.count)
+      if got < 0 {
+        if errno == EINTR { continue }
+        throw .fromErrno(path)
+      }
+      if got == 0 { break }
+      try file.write(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+    }
+    try file.write(count == 0 ? "]}\n" : "\n]}\n")
+    try file.commit()
+    close(spool)
+    spool = -1
+  }
+
+  /// The directory holding `path` (`.` for a bare file name).
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+}

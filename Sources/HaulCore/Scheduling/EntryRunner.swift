@@ -1,0 +1,351 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Carries one entry from start to end: the skip check, then attempts over its sources
+/// with retries as `RetryPolicy` decides, each attempt holding a slot from the scheduler.
+struct EntryRunner: Sendable {
+  let scheduler: Scheduler
+  let directory: OutputDirectory
+  let events: AsyncStream<TransferEvent>.Continuation
+
+  var options: SchedulerOptions { scheduler.options }
+
+  /// What one failed attempt left behind.
+  struct Failure: Error {
+    var error: TransferError
+    var retryAfter: Double?
+  }
+
+  /// What a successful attempt produced.
+  struct Success {
+    var sha256: String?
+  }
+
+  func run(_ entry: ManifestEntry) async -> EntryOutcome {
+    let clock = ContinuousClock.now
+    var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
+    func seconds() -> Double {
+      let d = ContinuousClock.now - clock
+      return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+    let local: LocalDownload?
+    if entry.operation == .download {
+      do throws(TransferError) {
+        let download = try LocalDownload(
+          directory: directory, path: entry.path, durable: options.fsync)
+        if let digest = alreadyComplete(entry, download) {
+          await scheduler.noteCompleted(bytes: download.destination()?.size ?? 0)
+          outcome.status = .skipped
+          outcome.error = nil
+          outcome.sha256 = digest.isEmpty ? nil : digest
+          outcome.seconds = seconds()
+          return outcome
+        }
+        local = download
+      } catch {
+        outcome.error = error
+        outcome.seconds = seconds()
+        return outcome
+      }
+    } else {
+      local = nil
+    }
+
+    let info = EntryInfo(
+      line: entry.line, path: entry.path, operation: entry.operation,
+      expectedBytes: entry.size ?? uploadLength(entry))
+    let counter = ProgressCounter()
+    let id = entry.line
+    var begun = false
+
+    var attempts = 0
+    var lastError = Scheduler.cancelledError
+    var result: Success?
+    sources: for url in entry.sources {
+      var attemptOfSource = 0
+      while true {
+        attemptOfSource += 1
+        attempts += 1
+        let host = Origin(url).description
+        guard !Task.isCancelled, await scheduler.acquireSlot(host: host) else {
+          lastError = Scheduler.cancelledError
+          break sources
+        }
+        if !begun {
+          begun = true
+          events.yield(.started(info))
+          await scheduler.beginActive(id, info, counter)
+        }
+        let attempt: Result<Success, Failure>
+        if let local {
+          attempt = await download(entry, from: url, into: local, counter: counter)
+        } else {
+          attempt = await upload(entry, to: url, counter: counter)
+        }
+        await scheduler.releaseSlot(host: host)
+        switch attempt {
+        case .success(let success):
+          await scheduler.noteAnswer(host: host, status: 200, retryAfter: nil)
+          result = success
+          break sources
+        case .failure(let failure):
+          lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
+          if let status = lastError.code.httpStatus {
+            await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
+          } else if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
+            attemptOfSource -= 1
+            events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
+            continue
+          }
+          let verdict = scheduler.retryPolicy.verdict(
+            for: lastError.code, attemptOfSource: attemptOfSource,
+            retryAfter: failure.retryAfter, jitter: Double.random(in: 0..<1))
+          switch verdict {
+          case .giveUp:
+            break sources
+          case .nextSource:
+            if url != entry.sources.last {
+              events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
+            }
+            continue sources
+          case .retry(let delay):
+            events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: delay))
+            do {
+              try await Task.sleep(for: .seconds(delay))
+            } catch {
+              lastError = Scheduler.cancelledError
+              break sources
+            }
+          }
+        }
+      }
+    }
+    if begun { await scheduler.endActive(id) }
+    await scheduler.noteCompleted(bytes: result != nil ? counter.present : (entry.size ?? 0))
+    outcome.attempts = attempts
+    outcome.bytes = counter.moved
+    outcome.seconds = seconds()
+    if let result {
+      outcome.status = .ok
+      outcome.error = nil
+      outcome.sha256 = result.sha256
+    } else {
+      outcome.error = lastError
+    }
+    return outcome
+  }
+
+  /// The destination's digest ("" when none was computed) when the entry is already
+  /// complete and can be skipped; `nil` otherwise.
+  private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload) -> String? {
+    guard let destination = local.destination(), destination.isRegularFile else { return nil }
+    if let size = entry.size, destination.size != size { return nil }
+    if let expected = entry.sha256 {
+      guard let (digest, _) = local.digestOfDestination(), digest == expected else { return nil }
+      return digest
+    }
+    if entry.size == nil && local.partial() != nil { return nil }
+    return ""
+  }
+
+  private func uploadLength(_ entry: ManifestEntry) -> Int64? {
+    guard entry.operation == .upload, let status = try? directory.status(of: entry.path) else {
+      return nil
+    }
+    return status.size
+  }
+
+  func request(_ entry: ManifestEntry, _ url: URL) -> TransferRequest {
+    TransferRequest(
+      url: url, method: entry.method, headers: options.headers + entry.headers,
+      stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
+  }
+
+  /// Sends `request` (adapted by the interceptor, redirects followed); a 401 is sent once
+  /// more when the interceptor refreshed its credential, without using up a retry.
+  func send(_ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink)
+    async throws(TransferError) -> TransferResponse
+  {
+    guard let interceptor = options.interceptor else {
+      return try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+    }
+    var adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    let response = try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
+    guard response.head.status == 401, try await interceptor.retry(after: adapted, for: entry)
+    else { return response }
+    adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    return try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
+  }
+
+  static func httpFailure(_ head: ResponseHead) -> Failure {
+    Failure(
+      error: TransferError(.http(head.status), "the server answered \(head.status)"),
+      retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()))
+  }
+
+  // MARK: Download
+
+  private func download(
+    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter
+  ) async -> Result<Success, Failure> {
+    if maySegment(entry),
+      let result = await downloadSegmented(entry, from: url, into: local, counter: counter)
+    {
+      return result
+    }
+    var fresh = false
+    while true {
+      let result = await downloadOnce(
+        entry, from: url, into: local, counter: counter, fresh: fresh)
+      if case .failure(let failure) = result, failure.error.code == Self.restartCode, !fresh {
+        fresh = true
+        continue
+      }
+      if case .failure(let failure) = result, failure.error.code == Self.restartCode {
+        return .failure(Failure(error: TransferError(.protocol, failure.error.message)))
+      }
+      return result
+    }
+  }
+
+  /// Internal marker: the partial file is not a prefix of the resource; start over.
+  private static let restartCode = TransferError.Code(rawValue: "restart")
+
+  private func downloadOnce(
+    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
+    fresh: Bool
+  ) async -> Result<Success, Failure> {
+    let hasher = SHA256()
+    var state = ResumeState(
+      url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
+      validator: nil, total: nil)
+    var resumeFrom: Int64 = 0
+    if !fresh, let saved = local.readState(), saved.belongs(to: entry), saved.segments == nil,
+      let validator = saved.validator, let partial = local.partial(), partial.isRegularFile,
+      partial.size > 0, partial.size <= (saved.total ?? Int64.max),
+      partial.size <= (entry.size ?? Int64.max)
+    {
+      resumeFrom = partial.size
+      state.validator = validator
+    }
+    let fd: Int32
+    do throws(TransferError) {
+      fd = try local.openPartial(truncate: resumeFrom == 0)
+      if resumeFrom > 0 {
+        let hashed = try LocalDownload.hash(fd: fd, upTo: resumeFrom, into: hasher)
+        if hashed != resumeFrom {
+          close(fd)
+          return .failure(Failure(error: TransferError(Self.restartCode, "partial file shrank")))
+        }
+      }
+    } catch {
+      return .failure(Failure(error: error))
+    }
+    defer { close(fd) }
+
+    var request = request(entry, url)
+    if resumeFrom > 0 {
+      request.range = ByteRange(start: resumeFrom)
+      request.ifRange = state.validator
+    }
+    let sink = DownloadSink(
+      fd: fd, local: local, hasher: hasher, requested: request.range, expectedSize: entry.size,
+      state: state, progress: counter)
+    let response: TransferResponse
+    do throws(TransferError) {
+      response = try await send(request, for: entry, sink: sink)
+    } catch {
+      return .failure(Failure(error: error))
+    }
+    let length: Int64
+    switch sink.plan {
+    case .none, .discard:
+      return .failure(Self.httpFailure(response.head))
+    case .restart:
+      return .failure(
+        Failure(
+          error: TransferError(Self.restartCode, "the partial file is not a prefix of the resource")
+        ))
+    case .fail(let error):
+      return .failure(Failure(error: error))
+    case .complete(let total):
+      length = total
+    case .write(_, let total, _):
+      if let total, sink.offset != total {
+        return .failure(
+          Failure(
+            error: TransferError(
+              .protocol, "the body ended after \(sink.offset) of \(total) bytes")))
+      }
+      length = sink.offset
+    }
+    if let size = entry.size, length != size {
+      local.discardPartial()
+      return .failure(
+        Failure(error: TransferError(.sizeMismatch, "received \(length) bytes, expected \(size)")))
+    }
+    let digest = hasher.finalize()
+    if let expected = entry.sha256, digest != expected {
+      local.discardPartial()
+      return .failure(
+        Failure(error: TransferError(.checksumMismatch, "SHA-256 \(digest), expected \(expected)")))
+    }
+    do throws(TransferError) {
+      try local.finish(partial: fd)
+    } catch {
+      return .failure(Failure(error: error))
+    }
+    return .success(Success(sha256: digest))
+  }
+
+  // MARK: Upload
+
+  private func upload(_ entry: ManifestEntry, to url: URL, counter: ProgressCounter) async
+    -> Result<Success, Failure>
+  {
+    let path = options.outputDirectory + "/" + entry.path
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      return .failure(Failure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
+    }
+    var request = request(entry, url)
+    request.body = RequestBody(path: path, length: Int64(info.st_size))
+    let sink = UploadSink(progress: counter)
+    let response: TransferResponse
+    do throws(TransferError) {
+      response = try await send(request, for: entry, sink: sink)
+    } catch {
+      return .failure(Failure(error: error))
+    }
+    guard (200..<300).contains(response.head.status) else {
+      return .failure(Self.httpFailure(response.head))
+    }
+    return .success(Success(sha256: nil))
+  }
+}
+
+/// Receives the answer to an upload: only its status matters; its body is discarded.
+final class UploadSink: ResponseSink, @unchecked Sendable {
+  let progress: ProgressCounter
+  private var reported: Int64 = 0
+
+  init(progress: ProgressCounter) { self.progress = progress }
+
+  func receive(head: ResponseHead) throws(TransferError) -> Bool { false }
+  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {}
+
+  func sent(totalBytes: Int64) {
+    progress.store(totalBytes)
+    if totalBytes > reported {
+      progress.add(moved: totalBytes - reported)
+      reported = totalBytes
+    }
+  }
+}

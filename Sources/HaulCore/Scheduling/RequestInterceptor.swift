@@ -1,0 +1,16 @@
+/// Changes requests before they are sent and decides what a 401 means: the middleware hook
+/// of the networking guides (Alamofire's `RequestInterceptor`), for credentials that expire.
+///
+/// Headers an interceptor adds are the transfer's own: they go to the entry's own origin
+/// only, never across a redirect to another origin, and are never printed.
+public protocol RequestInterceptor: Sendable {
+  /// Adapts `request` for an attempt of `entry` (adds a credential, say). Throwing fails the
+  /// attempt with that error (use `auth` for credential trouble).
+  func adapt(_ request: inout TransferRequest, for entry: ManifestEntry) async throws(TransferError)
+
+  /// The server answered `request` with 401. Return `true` to send the attempt again at once
+  /// without using up a retry (after refreshing a credential); `false` to let the 401 stand.
+  /// haul asks at most once per attempt: a second 401 fails the attempt with `http_401`.
+  func retry(after request: TransferRequest, for entry: ManifestEntry) async throws(TransferError)
+    -> Bool
+}

@@ -1,0 +1,79 @@
+internal import CCurl
+
+/// One libcurl easy handle and its error buffer, reused across exchanges.
+///
+/// Threading: confined to the loop thread from the moment the loop creates it; the handle is
+/// reset (`curl_easy_reset`) between exchanges, never shared, and cleaned up only by the loop.
+final class CurlEasy {
+  let handle: UnsafeMutableRawPointer
+  /// Where curl writes a one-line explanation of a failure (`CURLOPT_ERRORBUFFER`).
+  let errorBuffer: UnsafeMutablePointer<CChar>
+
+  /// Creates a handle, or `nil` when libcurl cannot allocate one.
+  init?() {
+    guard let handle = curl_easy_init() else { return nil }
+    self.handle = handle
+    errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+    errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+  }
+
+  /// Forgets every option set for the previous exchange (the multi handle keeps the
+  /// connections), so the next exchange starts from libcurl's defaults.
+  func reset() {
+    curl_easy_reset(handle)
+    errorBuffer[0] = 0
+  }
+
+  /// Frees the handle. Called once, by the loop, after the handle left the multi handle.
+  func cleanup() {
+    curl_easy_cleanup(handle)
+    errorBuffer.deallocate()
+  }
+
+  /// The text curl left in the error buffer, if any.
+  var errorDetail: String? {
+    errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
+  }
+
+  func set(_ option: CURLoption, _ value: Int) -> CURLcode {
+    haul_easy_setopt_long(handle, option, value)
+  }
+
+  func set(_ option: CURLoption, _ value: Int64) -> CURLcode {
+    haul_easy_setopt_off_t(handle, option, curl_off_t(value))
+  }
+
+  func set(_ option: CURLoption, _ value: String) -> CURLcode {
+    value.withCString { haul_easy_setopt_string(handle, option, $0) }
+  }
+
+  func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) -> CURLcode {
+    haul_easy_setopt_pointer(handle, option, pointer)
+  }
+
+  func set(_ option: CURLoption, list: UnsafeMutablePointer<curl_slist>?) -> CURLcode {
+    haul_easy_setopt_slist(handle, option, list)
+  }
+
+  func set(_ option: CURLoption, write: curl_write_callback) -> CURLcode {
+    haul_easy_setopt_write_callback(handle, option, write)
+  }
+
+  func set(_ option: CURLoption, read: curl_read_callback) -> CURLcode {
+    haul_easy_setopt_read_callback(handle, option, read)
+  }
+
+  func set(_ option: CURLoption, seek: curl_seek_callback) -> CURLcode {
+    haul_easy_setopt_seek_callback(handle, option, seek)
+  }
+
+  /// The HTTP status of the last response, or 0 when none arrived.
+  var responseCode: Int {
+    var code = 0
+    _ = haul_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+    return code
+  }
+}
+
+@available(*, unavailable)
+extension CurlEasy: Sendable {}

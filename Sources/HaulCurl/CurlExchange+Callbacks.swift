@@ -1,0 +1,112 @@
+internal import CCurl
+import Foundation
+import HaulCore
+
+/// The C callbacks libcurl calls on the loop thread, inside `curl_multi_perform`.
+///
+/// Each receives the exchange as an unretained `Unmanaged` pointer (`CURLOPT_*DATA`); the
+/// retained reference held by `CURLOPT_PRIVATE` keeps it alive for as long as libcurl can
+/// call. None of them allocates per chunk: body bytes go from libcurl's buffer straight to
+/// the sink, upload bytes straight from the file into libcurl's buffer.
+enum CurlCallbacks {
+  /// `CURLOPT_HEADERFUNCTION`: one complete header line per call.
+  static let header: curl_write_callback = { buffer, size, count, context in
+    let length = size * count
+    guard let context else { return 0 }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    return exchange.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length))
+      ? length : 0
+  }
+
+  /// `CURLOPT_WRITEFUNCTION`: one chunk of the response body per call.
+  static let write: curl_write_callback = { buffer, size, count, context in
+    let length = size * count
+    guard let context else { return 0 }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    return exchange.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
+      ? length : 0
+  }
+
+  /// `CURLOPT_READFUNCTION`: fills libcurl's upload buffer from the body file.
+  static let read: curl_read_callback = { buffer, size, count, context in
+    guard let context, let buffer else { return Int(CURL_READFUNC_ABORT) }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    return exchange.readBody(into: UnsafeMutableRawPointer(buffer), capacity: size * count)
+  }
+
+  /// `CURLOPT_SEEKFUNCTION`: lets libcurl rewind the upload body to resend it.
+  static let seek: curl_seek_callback = { context, offset, origin in
+    guard let context else { return CURL_SEEKFUNC_FAIL }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    return exchange.seekBody(to: Int64(offset), origin: origin)
+  }
+}
+
+extension CurlExchange {
+  /// Takes one header line; returns `false` to make libcurl abort the exchange.
+  func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+    // Lines after the final head are trailers of a chunked body; haul does not use them.
+    guard head == nil else { return true }
+    switch parser.consume(line) {
+    case .needMore, .interim:
+      return true
+    case .complete(let head):
+      return deliver(head)
+    case .tooLarge:
+      failure = TransferError(
+        .protocol, "the response header block is larger than \(parser.maxBytes) bytes")
+      return false
+    case .malformed:
+      failure = TransferError(.protocol, "the response head has no valid status line")
+      return false
+    }
+  }
+
+  /// Takes one body chunk; returns `false` to make libcurl abort the exchange.
+  func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
+    if head == nil, !deliver(parser.head(status: easy?.responseCode ?? 0)) { return false }
+    guard acceptsBody else { return true }
+    do {
+      try sink.receive(body: chunk)
+      bodyBytes += Int64(chunk.count)
+      return true
+    } catch {
+      failure = error
+      return false
+    }
+  }
+
+  /// Copies the next upload bytes into `buffer`; returns the count, 0 at the end, or
+  /// `CURL_READFUNC_ABORT` when the file cannot be read (the reason kept in `failure`).
+  func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+    guard let body = request.body else { return 0 }
+    let remaining = body.length - uploadOffset
+    guard remaining > 0 else { return 0 }
+    let wanted = Int(min(Int64(capacity), remaining))
+    var count: Int
+    repeat {
+      count = pread(bodyFile, buffer, wanted, off_t(uploadOffset))
+    } while count < 0 && errno == EINTR
+    if count < 0 {
+      failure = TransferError(
+        .io, "cannot read the upload body: \(String(cString: strerror(errno)))")
+      return Int(CURL_READFUNC_ABORT)
+    }
+    if count == 0 {
+      failure = TransferError(.io, "the upload body is shorter than its stated length")
+      return Int(CURL_READFUNC_ABORT)
+    }
+    uploadOffset += Int64(count)
+    sink.sent(totalBytes: uploadOffset)
+    return count
+  }
+
+  /// Moves the upload position; only absolute positions inside the body are allowed.
+  func seekBody(to offset: Int64, origin: Int32) -> Int32 {
+    guard origin == SEEK_SET, let body = request.body, (0...body.length).contains(offset) else {
+      return CURL_SEEKFUNC_CANTSEEK
+    }
+    uploadOffset = offset
+    return CURL_SEEKFUNC_OK
+  }
+}

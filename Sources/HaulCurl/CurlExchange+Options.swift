@@ -1,0 +1,138 @@
+internal import CCurl
+import Foundation
+import HaulCore
+
+/// The settings every exchange's easy handle gets, fixed when the transport is created.
+struct CurlSettings: Sendable {
+  /// `CURLOPT_BUFFERSIZE`: the most body bytes handed to the sink per call. 512 KiB (the
+  /// largest of 64/256/512 KiB tried) gave the best rate on a large local download.
+  var receiveBufferSize = 512 * 1024
+  /// `CURLOPT_UPLOAD_BUFFERSIZE`: the most upload bytes read from the file per call.
+  var uploadBufferSize = 512 * 1024
+  /// A PEM file trusted in addition to the system CAs (`CURLOPT_CAINFO`), or `nil`.
+  var extraCACertificates: String?
+  /// The system's hashed CA directory (`CURLOPT_CAPATH`), used alongside the extra file so
+  /// that `--cacert` adds to the system CAs instead of replacing them.
+  var systemCAPath: String
+  var maxHeaderBytes: Int
+}
+
+extension CurlExchange {
+  /// Sets every option for this exchange on `easy`. `context` is the retained pointer to
+  /// this exchange that libcurl will hold as `CURLOPT_PRIVATE`.
+  ///
+  /// Returns the first failing option's code; the handle is then reset by the caller.
+  func configure(
+    _ easy: CurlEasy, settings: CurlSettings, context: UnsafeMutableRawPointer
+  ) -> CURLcode {
+    var result = CURLE_OK
+    func check(_ code: CURLcode) {
+      if result == CURLE_OK { result = code }
+    }
+
+    check(easy.set(CURLOPT_URL, request.url.absoluteString))
+    check(easy.set(CURLOPT_PRIVATE, pointer: context))
+    check(easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer)))
+    check(easy.set(CURLOPT_HEADERFUNCTION, write: CurlCallbacks.header))
+    check(easy.set(CURLOPT_HEADERDATA, pointer: context))
+    check(easy.set(CURLOPT_WRITEFUNCTION, write: CurlCallbacks.write))
+    check(easy.set(CURLOPT_WRITEDATA, pointer: context))
+
+    // Safety: http(s) only, no redirect following (core does it), no signals from the
+    // resolver, full TLS verification, nothing read from netrc or proxy variables, no
+    // compression asked for or decoded (no ACCEPT_ENCODING), no cookie engine.
+    check(easy.set(CURLOPT_PROTOCOLS_STR, "http,https"))
+    check(easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+    check(easy.set(CURLOPT_FOLLOWLOCATION, 0))
+    check(easy.set(CURLOPT_NOSIGNAL, 1))
+    check(easy.set(CURLOPT_SSL_VERIFYPEER, 1))
+    check(easy.set(CURLOPT_SSL_VERIFYHOST, 2))
+    if let extra = settings.extraCACertificates {
+      check(easy.set(CURLOPT_CAINFO, extra))
+      check(easy.set(CURLOPT_CAPATH, settings.systemCAPath))
+    }
+    check(easy.set(CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)))
+    check(easy.set(CURLOPT_PROXY, ""))
+    check(easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0))
+
+    // Timeouts: curl enforces them; a stall is less than 1 byte/s for `stallTimeout`.
+    check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
+    check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 1))
+    check(easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.rounded(.up)))))
+
+    check(easy.set(CURLOPT_BUFFERSIZE, settings.receiveBufferSize))
+    check(easy.set(CURLOPT_UPLOAD_BUFFERSIZE, settings.uploadBufferSize))
+    check(easy.set(CURLOPT_USERAGENT, "haul/0.1"))
+
+    check(configureMethod(easy))
+    guard result == CURLE_OK else { return result }
+    guard buildHeaderList() else { return CURLE_OUT_OF_MEMORY }
+    return easy.set(CURLOPT_HTTPHEADER, list: headerList)
+  }
+
+  /// Sets the method; PUT and POST stream their body (empty when there is none) from the
+  /// file through the read callback, with a seek callback so libcurl can rewind it.
+  private func configureMethod(_ easy: CurlEasy) -> CURLcode {
+    let method = request.method.uppercased()
+    if request.body == nil {
+      switch method {
+      case "GET": return easy.set(CURLOPT_HTTPGET, 1)
+      case "HEAD": return easy.set(CURLOPT_NOBODY, 1)
+      case "PUT", "POST": break
+      default: return easy.set(CURLOPT_CUSTOMREQUEST, method)
+      }
+    }
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    let length = request.body?.length ?? 0
+    var result = CURLE_OK
+    func check(_ code: CURLcode) {
+      if result == CURLE_OK { result = code }
+    }
+    check(easy.set(CURLOPT_READFUNCTION, read: CurlCallbacks.read))
+    check(easy.set(CURLOPT_READDATA, pointer: context))
+    check(easy.set(CURLOPT_SEEKFUNCTION, seek: CurlCallbacks.seek))
+    check(easy.set(CURLOPT_SEEKDATA, pointer: context))
+    if method == "POST" {
+      check(easy.set(CURLOPT_POST, 1))
+      check(easy.set(CURLOPT_POSTFIELDSIZE_LARGE, length))
+    } else {
+      check(easy.set(CURLOPT_UPLOAD, 1))
+      check(easy.set(CURLOPT_INFILESIZE_LARGE, length))
+      if method != "PUT" { check(easy.set(CURLOPT_CUSTOMREQUEST, method)) }
+    }
+    return result
+  }
+
+  /// Builds `headerList`: the transfer's own headers, `Range`/`If-Range`, and the overrides
+  /// of libcurl defaults haul does not want. Returns `false` if libcurl ran out of memory.
+  private func buildHeaderList() -> Bool {
+    var lines: [String] = []
+    for field in request.headers {
+      // libcurl sends `Name;` as an empty header; `Name:` would remove the header instead.
+      lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+    }
+    if let range = request.range {
+      lines.append("Range: \(range.headerValue)")
+      if let ifRange = request.ifRange { lines.append("If-Range: \(ifRange)") }
+    }
+    let method = request.method.uppercased()
+    if request.body != nil || method == "PUT" || method == "POST" {
+      // Send the body at once instead of waiting for `100 Continue`.
+      lines.append("Expect:")
+      if method == "POST", request.headers.value(for: "Content-Type") == nil {
+        // libcurl would call the file a form (`application/x-www-form-urlencoded`).
+        lines.append("Content-Type: application/octet-stream")
+      }
+    }
+    for line in lines {
+      guard let appended = curl_slist_append(headerList, line) else { return false }
+      headerList = appended
+    }
+    return true
+  }
+
+  private static func milliseconds(_ seconds: Double) -> Int {
+    guard seconds.isFinite, seconds > 0 else { return 0 }
+    return max(1, Int(min(seconds * 1000, Double(Int32.max)).rounded(.up)))
+  }
+}

@@ -1,0 +1,99 @@
+internal import CCurl
+import Foundation
+import HaulCore
+
+/// The context of one exchange: the request, the sink, and everything the callbacks build.
+///
+/// Ownership: `CurlTransport.perform` creates it (opening the upload file, so a missing file
+/// fails before any network work) and posts it to the loop; from then on only the loop thread
+/// reads or writes its state, including inside libcurl's callbacks. It is `@unchecked
+/// Sendable` only so that the hand-over through the mailbox compiles; it is never used from
+/// two threads at once.
+///
+/// It enters libcurl once, as `CURLOPT_PRIVATE` holding a retained reference
+/// (`Unmanaged.passRetained`), and the loop takes that reference back exactly once, in
+/// `CurlLoop.finish`. The callbacks receive the same pointer unretained.
+final class CurlExchange: @unchecked Sendable {
+  /// Where the exchange is in its life, as seen by the loop.
+  enum Phase {
+    /// Posted, not yet inside libcurl.
+    case queued
+    /// Added to the multi handle.
+    case active
+    /// Its continuation has been resumed.
+    case finished
+  }
+
+  let request: TransferRequest
+  let sink: any ResponseSink
+  var continuation: CheckedContinuation<Result<TransferResponse, TransferError>, Never>?
+
+  var phase = Phase.queued
+  /// Set when a cancel command arrives before the exchange became active.
+  var cancelRequested = false
+  /// The handle running this exchange, while it is active.
+  var easy: CurlEasy?
+  /// The request header list given to `CURLOPT_HTTPHEADER`; freed when the exchange ends.
+  var headerList: UnsafeMutablePointer<curl_slist>?
+
+  var parser: ResponseHeadParser
+  /// The final head, once complete.
+  var head: ResponseHead?
+  /// Whether the sink wants the body; when `false` the write callback drops it.
+  var acceptsBody = false
+  var bodyBytes: Int64 = 0
+  /// The failure a callback detected (a sink error, oversized headers, a short upload file).
+  /// It wins over the CURLcode libcurl reports as a consequence.
+  var failure: TransferError?
+
+  /// The upload file, opened once per exchange, or -1.
+  private(set) var bodyFile: Int32 = -1
+  /// The next upload byte to send; the seek callback moves it back when libcurl rewinds.
+  var uploadOffset: Int64 = 0
+
+  init(request: TransferRequest, sink: any ResponseSink, maxHeaderBytes: Int) throws(TransferError)
+  {
+    self.request = request
+    self.sink = sink
+    parser = ResponseHeadParser(maxBytes: maxHeaderBytes)
+    if let body = request.body {
+      let file = open(body.path, O_RDONLY | O_CLOEXEC)
+      guard file >= 0 else {
+        let reason = String(cString: strerror(errno))
+        throw TransferError(.io, "cannot open the upload body: \(reason)")
+      }
+      bodyFile = file
+    }
+  }
+
+  /// Releases what the exchange holds besides the easy handle: the header list and the file.
+  func releaseResources() {
+    if let headerList { curl_slist_free_all(headerList) }
+    headerList = nil
+    if bodyFile >= 0 { close(bodyFile) }
+    bodyFile = -1
+  }
+
+  /// Ends the exchange: releases its resources and resumes the waiting `perform`.
+  /// Called once, on the loop thread (or by `perform` if the loop is gone).
+  func complete(_ result: Result<TransferResponse, TransferError>) {
+    phase = .finished
+    releaseResources()
+    let continuation = self.continuation
+    self.continuation = nil
+    continuation?.resume(returning: result)
+  }
+
+  /// Hands the completed head to the sink, recording whether it wants the body.
+  /// Returns `false` when the sink threw (the error is kept in `failure`).
+  func deliver(_ head: ResponseHead) -> Bool {
+    self.head = head
+    do {
+      acceptsBody = try sink.receive(head: head)
+      return true
+    } catch {
+      failure = error
+      return false
+    }
+  }
+}

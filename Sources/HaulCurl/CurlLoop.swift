@@ -1,0 +1,182 @@
+internal import CCurl
+import HaulCore
+
+/// The thread that owns the multi handle and every easy handle: it runs
+/// `curl_multi_perform`, collects finished exchanges, carries out the mailbox's commands,
+/// and sleeps in `curl_multi_poll` until a socket, a curl timer or `curl_multi_wakeup`
+/// needs it.
+///
+/// Threading: created by `CurlTransport.init` and handed whole to the loop thread, which
+/// is the only thread that touches it afterwards. Its callbacks (the sinks' methods) run on
+/// this thread, one at a time.
+final class CurlLoop {
+  /// How a finished exchange ended, from the loop's point of view.
+  private enum Outcome {
+    /// libcurl finished it with this code.
+    case completed(CURLcode)
+    /// The loop stopped it (cancel command or shutdown); the text says which.
+    case stopped(String)
+  }
+
+  private let multi: UnsafeMutableRawPointer
+  private let mailbox: CurlMailbox
+  private let settings: CurlSettings
+  /// Easy handles waiting for the next exchange; at most `maxIdleHandles` are kept.
+  private var idleHandles: [CurlEasy] = []
+  private let maxIdleHandles: Int
+  /// Exchanges inside libcurl, each with the retained reference libcurl holds as
+  /// `CURLOPT_PRIVATE`. Looked up by identity on cancel; walked only at shutdown.
+  private var active: [ObjectIdentifier: Unmanaged<CurlExchange>] = [:]
+  private var batch: [CurlMailbox.Command] = []
+  private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+
+  init(
+    multi: UnsafeMutableRawPointer, mailbox: CurlMailbox, settings: CurlSettings,
+    maxIdleHandles: Int
+  ) {
+    self.multi = multi
+    self.mailbox = mailbox
+    self.settings = settings
+    self.maxIdleHandles = maxIdleHandles
+  }
+
+  /// Runs until a shutdown command arrives, then tears everything down.
+  func run() {
+    while shutdownWaiters.isEmpty {
+      mailbox.take(into: &batch)
+      for command in batch { handle(command) }
+      batch.removeAll(keepingCapacity: true)
+      guard shutdownWaiters.isEmpty else { break }
+      var running: Int32 = 0
+      curl_multi_perform(multi, &running)
+      collectFinished()
+      // Wakes earlier for socket activity, curl's own timers, or `curl_multi_wakeup`.
+      curl_multi_poll(multi, nil, 0, 1000, nil)
+    }
+    tearDown()
+  }
+
+  private func handle(_ command: CurlMailbox.Command) {
+    switch command {
+    case .add(let exchange):
+      start(exchange)
+    case .cancel(let exchange):
+      switch exchange.phase {
+      case .queued: exchange.cancelRequested = true
+      case .active: finish(exchange, .stopped("the transfer was cancelled"))
+      case .finished: break
+      }
+    case .shutdown(let waiter):
+      shutdownWaiters.append(waiter)
+    }
+  }
+
+  private func start(_ exchange: CurlExchange) {
+    if exchange.cancelRequested {
+      exchange.complete(.failure(TransferError(.cancelled, "the transfer was cancelled")))
+      return
+    }
+    guard let easy = idleHandles.popLast() ?? CurlEasy() else {
+      exchange.complete(.failure(TransferError(.connection, "libcurl could not create a handle")))
+      return
+    }
+    // The exchange enters libcurl here, once; `finish` takes this reference back.
+    let retained = Unmanaged.passRetained(exchange)
+    exchange.easy = easy
+    exchange.phase = .active
+    active[ObjectIdentifier(exchange)] = retained
+    let configured = exchange.configure(easy, settings: settings, context: retained.toOpaque())
+    guard configured == CURLE_OK else {
+      finish(exchange, .completed(configured))
+      return
+    }
+    let added = curl_multi_add_handle(multi, easy.handle)
+    if added != CURLM_OK {
+      let reason = String(cString: curl_multi_strerror(added))
+      finish(exchange, .stopped("libcurl refused the transfer: \(reason)"))
+    }
+  }
+
+  private func collectFinished() {
+    var queued: Int32 = 0
+    while let message = curl_multi_info_read(multi, &queued) {
+      guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else {
+        continue
+      }
+      let result = message.pointee.data.result
+      var context: UnsafeMutableRawPointer?
+      _ = haul_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &context)
+      guard let context else { continue }
+      finish(Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue(), .completed(result))
+    }
+  }
+
+  /// Ends an active exchange: the one place where its reference leaves libcurl. Removes the
+  /// handle from the multi handle, builds the result, recycles the handle, and resumes the
+  /// waiting `perform`. Does nothing for an exchange that is not active.
+  private func finish(_ exchange: CurlExchange, _ outcome: Outcome) {
+    guard let retained = active.removeValue(forKey: ObjectIdentifier(exchange)),
+      let easy = exchange.easy
+    else { return }
+    curl_multi_remove_handle(multi, easy.handle)
+    let result: Result<TransferResponse, TransferError>
+    switch outcome {
+    case .completed(let code): result = exchange.result(for: code, easy: easy)
+    case .stopped(let reason): result = .failure(TransferError(.cancelled, reason))
+    }
+    exchange.easy = nil
+    recycle(easy)
+    retained.release()
+    exchange.complete(result)
+  }
+
+  private func recycle(_ easy: CurlEasy) {
+    easy.reset()
+    if idleHandles.count < maxIdleHandles {
+      idleHandles.append(easy)
+    } else {
+      easy.cleanup()
+    }
+  }
+
+  private func tearDown() {
+    for command in mailbox.close() {
+      switch command {
+      case .add(let exchange):
+        exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
+      case .cancel:
+        break
+      case .shutdown(let waiter):
+        shutdownWaiters.append(waiter)
+      }
+    }
+    for retained in Array(active.values) {
+      finish(retained.takeUnretainedValue(), .stopped("the transport was shut down"))
+    }
+    for easy in idleHandles { easy.cleanup() }
+    idleHandles.removeAll()
+    curl_multi_cleanup(multi)
+    for waiter in shutdownWaiters { waiter.resume() }
+  }
+}
+
+@available(*, unavailable)
+extension CurlLoop: Sendable {}
+
+extension CurlExchange {
+  /// The outcome of an exchange libcurl finished with `code`.
+  func result(for code: CURLcode, easy: CurlEasy) -> Result<TransferResponse, TransferError> {
+    if let failure { return .failure(failure) }
+    guard code == CURLE_OK else {
+      return .failure(CurlErrorMapping.error(for: code, detail: easy.errorDetail, request: request))
+    }
+    // A response without a body (HEAD, 204, 304) may end before the head was delivered.
+    if head == nil, !deliver(parser.head(status: easy.responseCode)) {
+      return .failure(failure ?? TransferError(.protocol, "the response head was refused"))
+    }
+    guard let head else {
+      return .failure(TransferError(.protocol, "the response had no head"))
+    }
+    return .success(TransferResponse(head: head, bodyBytes: bodyBytes, sentBytes: uploadOffset))
+  }
+}

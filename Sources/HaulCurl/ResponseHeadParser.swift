@@ -1,0 +1,84 @@
+import HaulCore
+
+/// Builds a `ResponseHead` from the header lines libcurl hands the header callback, one
+/// complete line (with its CRLF) per call.
+///
+/// A status line starts a new response, so interim `1xx` responses (`100 Continue`) are
+/// dropped; the blank line ending a final response completes the head. Every byte of every
+/// line counts against `maxBytes`, so a server cannot grow the block without bound.
+struct ResponseHeadParser {
+  /// What one line did to the head being built.
+  enum Step: Equatable {
+    /// The line was taken in; more lines follow.
+    case needMore
+    /// The line ended an interim (`1xx`) response, which was dropped.
+    case interim
+    /// The line ended the final response's head.
+    case complete(ResponseHead)
+    /// The header block grew past `maxBytes`.
+    case tooLarge
+    /// The block ended without a status line.
+    case malformed
+  }
+
+  let maxBytes: Int
+  private(set) var totalBytes = 0
+  private(set) var status: Int?
+  private(set) var fields: [HTTPField] = []
+
+  init(maxBytes: Int) {
+    self.maxBytes = maxBytes
+  }
+
+  mutating func consume(_ line: UnsafeRawBufferPointer) -> Step {
+    totalBytes += line.count
+    if totalBytes > maxBytes { return .tooLarge }
+    var content = line[...]
+    while let last = content.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
+      content.removeLast()
+    }
+    if content.isEmpty { return endOfBlock() }
+    if content.starts(with: "HTTP/".utf8) {
+      status = Self.statusCode(ofStatusLine: content)
+      fields.removeAll(keepingCapacity: true)
+      return .needMore
+    }
+    if let first = content.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+      // An obsolete folded continuation of the previous field's value.
+      if !fields.isEmpty {
+        let more = String(decoding: content, as: UTF8.self).trimmingASCIIWhitespace()
+        fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? more : " " + more
+      }
+      return .needMore
+    }
+    guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
+    let name = String(decoding: content[..<colon], as: UTF8.self).trimmingASCIIWhitespace()
+    let value = String(decoding: content[(colon + 1)...], as: UTF8.self)
+      .trimmingASCIIWhitespace()
+    fields.append(HTTPField(name, value))
+    return .needMore
+  }
+
+  /// The head as received so far, with `status` standing in for a missing status line.
+  func head(status fallback: Int) -> ResponseHead {
+    ResponseHead(status: status ?? fallback, headers: fields)
+  }
+
+  private mutating func endOfBlock() -> Step {
+    guard let status else { return .malformed }
+    if (100..<200).contains(status) {
+      self.status = nil
+      fields.removeAll(keepingCapacity: true)
+      return .interim
+    }
+    return .complete(ResponseHead(status: status, headers: fields))
+  }
+
+  /// The three-digit code after the protocol name (`HTTP/1.1 200 OK`, `HTTP/2 404`).
+  private static func statusCode(ofStatusLine line: Slice<UnsafeRawBufferPointer>) -> Int? {
+    guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+    let digits = line[(space + 1)...].prefix(while: { $0 != UInt8(ascii: " ") })
+    guard digits.count == 3, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+  }
+}

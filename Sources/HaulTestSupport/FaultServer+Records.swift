@@ -1,0 +1,74 @@
+import Foundation
+import HaulCore
+
+/// One request as the `FaultServer` received it.
+public struct RequestRecord: Sendable {
+  /// The request method (`GET`, `HEAD`, `PUT`, ...).
+  public var method: String
+  /// The request target as sent: path and query.
+  public var target: String
+  /// The path part of `target`.
+  public var path: String
+  /// The query part of `target` (without `?`), if any.
+  public var query: String?
+  /// Header fields in the order received.
+  public var headers: [HTTPField]
+  /// When the request head was complete.
+  public var start: Date
+  /// Which connection carried it (1, 2, ... per server), to check connection reuse.
+  public var connectionID: Int
+  /// The response status sent, once known.
+  public var status: Int?
+  /// Orders the starts and ends of all requests of one server (for in-flight counts).
+  public var startSequence: UInt64
+  /// `nil` while the response is still being sent.
+  public var endSequence: UInt64?
+
+  /// The value of header `name` (ASCII case ignored).
+  public func value(for name: String) -> String? { headers.value(for: name) }
+}
+
+/// What a complete upload delivered to `/upload/<name>`: its size and digest, not its bytes.
+public struct UploadRecord: Sendable, Hashable {
+  public var method: String
+  public var length: Int64
+  public var sha256: String
+  public var headers: [HTTPField]
+}
+
+extension FaultServer {
+  /// Logs a request as started and returns its index and hit count for its target.
+  func begin(_ request: FaultRequest, connectionID: Int) -> (index: Int, hit: Int) {
+    shared.withLock { s in
+      s.sequence += 1
+      let hit = s.hits[request.target, default: 0]
+      s.hits[request.target] = hit + 1
+      s.inFlight += 1
+      s.maxInFlight = max(s.maxInFlight, s.inFlight)
+      s.records.append(
+        RequestRecord(
+          method: request.method, target: request.target, path: request.path,
+          query: request.query, headers: request.headers, start: Date(),
+          connectionID: connectionID, status: nil, startSequence: s.sequence, endSequence: nil))
+      return (s.records.count - 1, hit)
+    }
+  }
+
+  /// Records the status a request was answered with (before its body is sent).
+  func answered(_ index: Int, status: Int) {
+    shared.withLock { $0.records[index].status = status }
+  }
+
+  /// Logs a request as finished (its response sent, or its connection dropped).
+  func end(_ index: Int) {
+    shared.withLock { s in
+      s.sequence += 1
+      s.inFlight -= 1
+      s.records[index].endSequence = s.sequence
+    }
+  }
+
+  func storeUpload(_ record: UploadRecord, name: String) {
+    shared.withLock { $0.uploads[name] = record }
+  }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import HaulCore
+
+extension FaultServer {
+  /// Answers requests on one connection until either side closes it or the server stops.
+  func serve(_ connection: FaultConnection, generation: UInt64) {
+    while isRunning(generation) {
+      switch connection.readHead() {
+      case .closed:
+        return
+      case .malformed:
+        _ = connection.send(
+          "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        return
+      case .request(let request):
+        let (index, hit) = begin(request, connectionID: connection.id)
+        let exchange = FaultExchange(
+          server: self, connection: connection, request: request, index: index, hit: hit,
+          generation: generation)
+        let keepOpen = exchange.respond()
+        end(index)
+        guard keepOpen, request.keepAlive else { return }
+      }
+    }
+  }
+}
+
+/// One request being answered by the `FaultServer`, on the connection's thread.
+private struct FaultExchange {
+  let server: FaultServer
+  let connection: FaultConnection
+  let request: FaultRequest
+  let index: Int
+  let hit: Int
+  let generation: UInt64
+  let options: [String: String]
+
+  init(
+    server: FaultServer, connection: FaultConnection, request: FaultRequest, index: Int, hit: Int,
+    generation: UInt64
+  ) {
+    self.server = server
+    self.connection = connection
+    self.request = request
+    self.index = index
+    self.hit = hit
+    self.generation = generation
+    self.options = request.options
+  }
+
+  /// Whether options marked "fault" apply to this request (`hit < times`, or no `times`).
+  var faulty: Bool {
+    guard let times = int("times") else { return true }
+    return Int64(hit) < times
+  }
+
+  func int(_ key: String) -> Int64? { options[key].flatMap { Int64($0) } }
+  func double(_ key: String) -> Double? { options[key].flatMap { Double($0) } }
+
+  /// Sends the response; returns whether the connection may carry another request.
+  func respond() -> Bool {
+    let isUpload =
+      request.path.hasPrefix("/upload/") && (request.method == "PUT" || request.method == "POST")
+    let divertsUpload =
+      faulty && (options["status"] != nil || options["redirect"] != nil) || options["loop"] != nil
+    if request.hasBody && (!isUpload || divertsUpload) {
+      guard connection.readBody(of: request, { _ in true }) else { return false }
+    }
+    if let wait = double("wait"), !pause(wait) { return false }
+    if faulty, let status = int("status") {
+      var headers: [(String, String)] = []
+      if let retryAfter = options["retryAfter"] { headers.append(("Retry-After", retryAfter)) }
+      return sendSmall(status: Int(status), headers: headers, body: "status \(status)\n")
+    }
+    if faulty, let target = options["redirect"] {
+      return sendSmall(
+        status: Int(int("code") ?? 302), headers: [("Location", target)], body: "")
+    }
+    if options["loop"] == "1" {
+      return sendSmall(
+        status: Int(int("code") ?? 302), headers: [("Location", nextHopURL())], body: "")
+    }
+    if request.path == "/echo" { return echo() }
+    if request.path.hasPrefix("/data/") {
+      return request.method == "GET" || request.method == "HEAD"
+        ? data(name: String(request.path.dropFirst(6)))
+        : sendSmall(status: 405, headers: [("Allow", "GET, HEAD")], body: "method not allowed\n")
+    }
+    if isUpload { return upload(name: String(request.path.dropFirst(8))) }
+    return sendSmall(status: 404, headers: [], body: "not found: \(request.path)\n")
+  }
+
+  // MARK: Routes
+
+  private func data(name: String) -> Bool {
+    let size = int("size") ?? 0
+    let changing = options["etag"] == "changing"
+    let generationOfContent = changing ? UInt64(hit) : 0
+    let seed =
+      (options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name))
+      &+ generationOfContent &* 0x1_0000_0001
+    let etag = "\"\(String(seed, radix: 16))-\(size)\""
+    let lastModified = Self.httpDate(
+      Date(timeIntervalSince1970: 1_704_067_200 + Double(generationOfContent) * 60))
+    let endless = options["endless"] == "1"
+
+    var headers: [(String, String)] = [
+      ("Content-Type", "application/octet-stream"), ("ETag", etag),
+      ("Last-Modified", lastModified),
+    ]
+    var status = 200
+    var start: Int64 = 0
+    var length = size
+    if !endless, options["ignoreRange"] != "1" {
+      headers.append(("Accept-Ranges", "bytes"))
+      if let range = request.value(for: "Range"), rangeAllowed(etag: etag, date: lastModified) {
+        switch Self.parseRange(range, size: size) {
+        case .none:
+          break
+        case .unsatisfiable:
+          return sendSmall(
+            status: 416, headers: [("Content-Range", "bytes */\(size)")], body: "")
+        case .some(let first, let last):
+          status = 206
+          start = first
+          length = last - first + 1
+          headers.append(("Content-Range", "bytes \(first)-\(last)/\(size)"))
+        }
+      }
+    }
+    let lie = faulty ? int("lie") : nil
+    if endless {
+      headers.append(("Transfer-Encoding", "chunked"))
+    } else {
+      headers.append(("Content-Length", String(length + (lie ?? 0))))
+    }
+    if !request.keepAlive || lie != nil { headers.append(("Connection", "close")) }
+    guard sendHead(status: status, headers: headers) else { return false }
+    if request.method == "HEAD" { return lie == nil }
+    let complete = sendContent(
+      seed: seed, offset: start, length: endless ? .max : length, chunked: endless)
+    return complete && lie == nil
+  }
+
+  private func echo() -> Bool {
+    var headers: [String: String] = [:]
+    for field in request.headers {
+      let name = field.name.lowercased()
+      headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+    }
+    let object: [String: Any] = [
+      "method": request.method, "path": request.target, "headers": headers,
+    ]
+    let json =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    return sendSmall(
+      status: 200, headers: [("Content-Type", "application/json")],
+      body: String(decoding: json, as: UTF8.self))
+  }
+
+  private func upload(name: String) -> Bool {
+    let hasher = SHA256()
+    var received: Int64 = 0
+    let dropAfter = faulty ? int("drop") : nil
+    let complete = connection.readBody(of: request) { chunk in
+      var piece = chunk
+      if let dropAfter, received + Int64(chunk.count) >= dropAfter {
+        piece = UnsafeRawBufferPointer(rebasing: chunk[..<Int(dropAfter - received)])
+      }
+      hasher.update(piece)
+      received += Int64(piece.count)
+      return dropAfter.map { received < $0 } ?? true
+    }
+    guard complete, dropAfter.map({ received < $0 }) ?? true else { return false }
+    let digest = hasher.finalize()
+    server.storeUpload(
+      UploadRecord(
+        method: request.method, length: received, sha256: digest, headers: request.headers),
+      name: name)
+    return sendSmall(
+      status: 201, headers: [("Content-Type", "application/json")],
+      body: "{\"length\":\(received),\"sha256\":\"\(digest)\"}")
+  }
+
+  // MARK: Sending
+
+  private func sendHead(status: Int, headers: [(String, String)]) -> Bool {
+    server.answered(index, status: status)
+    var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+    for (name, value) in headers { text += "\(name): \(value)\r\n" }
+    if faulty, let filler = int("bigHeaders") {
+      var added: Int64 = 0
+      let value = String(repeating: "f", count: 1000)
+      var n = 0
+      while added < filler {
+        let line = "X-Filler-\(n): \(value)\r\n"
+        text += line
+        added += Int64(line.utf8.count)
+        n += 1
+      }
+    }
+    text += "\r\n"
+    return connection.send(text)
+  }
+
+  private func sendSmall(status: Int, headers: [(String, String)], body: String) -> Bool {
+    var headers = headers
+    headers.append(("Content-Length", String(body.utf8.count)))
+    if status >= 400 || !body.isEmpty { headers.append(("Content-Type", "text/plain")) }
+    if !request.keepAlive { headers.append(("Connection", "close")) }
+    guard sendHead(status: status, headers: headers) else { return false }
+    if request.method == "HEAD" || body.isEmpty { return true }
+    return connection.send(body)
+  }
+
+  /// Streams `length` bytes of content `seed` from `offset`, applying `drop`, `stall` and
+  /// `drip`. Returns `false` when the body was cut short (on purpose or by the peer).
+  private func sendContent(seed: UInt64, offset: Int64, length: Int64, chunked: Bool) -> Bool {
+    let dropAfter = faulty ? int("drop") : nil
+    let stallAfter = faulty ? int("stall") : nil
+    let stallSeconds = double("stallSeconds") ?? 10
+    let drip = int("drip").map { max(1, $0) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: TestContent.chunkSize, alignment: 8)
+    defer { buffer.deallocate() }
+    var sent: Int64 = 0
+    var stalled = false
+    while sent < length {
+      guard server.isRunning(generation) else { return false }
+      var piece = min(Int64(buffer.count), length - sent)
+      if let dropAfter {
+        guard sent < dropAfter else { return false }
+        piece = min(piece, dropAfter - sent)
+      }
+      if let stallAfter, !stalled {
+        if sent >= stallAfter {
+          stalled = true
+          guard pause(stallSeconds) else { return false }
+        } else {
+          piece = min(piece, stallAfter - sent)
+        }
+      }
+      if let drip { piece = min(piece, max(1, drip / 10)) }
+      let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(piece)])
+      TestContent.fill(slice, seed: seed, offset: offset + sent)
+      if chunked {
+        guard connection.send(String(piece, radix: 16) + "\r\n"),
+          connection.send(UnsafeRawBufferPointer(slice)), connection.send("\r\n")
+        else { return false }
+      } else {
+        guard connection.send(UnsafeRawBufferPointer(slice)) else { return false }
+      }
+      sent += piece
+      if let drip, !pause(Double(piece) / Double(drip)) { return false }
+    }
+    if let dropAfter, sent >= dropAfter { return false }
+    if let stallAfter, !stalled, sent >= stallAfter, !pause(stallSeconds) { return false }
+    return true
+  }
+
+  private func pause(_ seconds: Double) -> Bool {
+    connection.pause(seconds) { server.isRunning(generation) }
+  }
+
+  // MARK: Helpers
+
+  /// Whether `Range` may be honoured: no `If-Range`, or one matching the current validator.
+  private func rangeAllowed(etag: String, date: String) -> Bool {
+    guard let validator = request.value(for: "If-Range") else { return true }
+    if validator.hasPrefix("\"") { return validator == etag }
+    return validator == date
+  }
+
+  /// This URL with its `hop` query parameter incremented, as an absolute URL.
+  private func nextHopURL() -> String {
+    let hop = (int("hop") ?? 0) + 1
+    var items = (request.query ?? "").split(separator: "&").filter { !$0.hasPrefix("hop=") }
+      .map(String.init)
+    items.append("hop=\(hop)")
+    let host = request.value(for: "Host") ?? "\(server.host):\(server.port)"
+    return "http://\(host)\(request.path)?\(items.joined(separator: "&"))"
+  }
+
+  enum RangeAnswer: Equatable {
+    case none
+    case unsatisfiable
+    case some(Int64, Int64)
+  }
+
+  /// Interprets a `Range` value against a body of `size` bytes. Multiple ranges and
+  /// malformed values are ignored (`.none`), as a server may.
+  static func parseRange(_ value: String, size: Int64) -> RangeAnswer {
+    let v = value.trimmingASCIIWhitespace()
+    guard v.hasPrefix("bytes="), !v.contains(",") else { return .none }
+    let spec = v.dropFirst(6)
+    guard let dash = spec.firstIndex(of: "-") else { return .none }
+    let first = spec[..<dash]
+    let last = spec[spec.index(after: dash)...]
+    if first.isEmpty {
+      guard let suffix = Int64(last), suffix > 0 else { return .none }
+      return size == 0 ? .unsatisfiable : .some(max(0, size - suffix), size - 1)
+    }
+    guard let start = Int64(first), start >= 0 else { return .none }
+    if start >= size { return .unsatisfiable }
+    if last.isEmpty { return .some(start, size - 1) }
+    guard let end = Int64(last), end >= start else { return .none }
+    return .some(start, min(end, size - 1))
+  }
+
+  static func httpDate(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return formatter.string(from: date)
+  }
+
+  static func reason(_ status: Int) -> String {
+    switch status {
+    case 200: "OK"
+    case 201: "Created"
+    case 206: "Partial Content"
+    case 301: "Moved Permanently"
+    case 302: "Found"
+    case 303: "See Other"
+    case 307: "Temporary Redirect"
+    case 308: "Permanent Redirect"
+    case 400: "Bad Request"
+    case 401: "Unauthorized"
+    case 403: "Forbidden"
+    case 404: "Not Found"
+    case 405: "Method Not Allowed"
+    case 408: "Request Timeout"
+    case 416: "Range Not Satisfiable"
+    case 429: "Too Many Requests"
+    case 500: "Internal Server Error"
+    case 502: "Bad Gateway"
+    case 503: "Service Unavailable"
+    default: "Status"
+    }
+  }
+}

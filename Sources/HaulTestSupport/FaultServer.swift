@@ -1,0 +1,259 @@
+import Dispatch
+import Foundation
+import HaulCore
+import Synchronization
+
+/// An in-process HTTP/1.1 server on a loopback address that misbehaves on request, for
+/// transport and scheduler tests.
+///
+/// It listens on a kernel-chosen port (port 0) the first time `start()` runs and keeps that
+/// port: `stop()` closes the listener and every open connection, and a later `start()` binds
+/// the same port again (`SO_REUSEADDR`), so a test can take the server down and bring it back.
+/// Each connection gets its own thread with blocking POSIX sockets and keep-alive.
+///
+/// Routes (all content is `TestContent`, streamed in chunks, never held whole):
+/// - `GET|HEAD /data/<name>?size=N&seed=S`: 200 with `Content-Length`, a strong `ETag`,
+///   `Last-Modified`; `Range: bytes=a-`, `a-b`, `-n` answered with 206 + `Content-Range`
+///   (416 when unsatisfiable), unless `If-Range` does not match (then a full 200).
+/// - `/echo`: a JSON object `{"method", "path", "headers"}` of the request (header names
+///   lowercased, repeated fields joined with ", ").
+/// - `PUT|POST /upload/<name>`: stores the body's length and SHA-256 (see `upload(named:)`)
+///   and answers 201 with them as JSON.
+/// - Anything else: 404 with a small text body.
+///
+/// Options (query parameters), on any route unless noted. A request's "hit" is how many
+/// earlier requests this server saw for the same path + query; options marked *fault* apply
+/// only while hit < `times` (always when `times` is absent):
+/// - `status=N&retryAfter=V` *fault*: answer N with a short text body (`Retry-After: V`).
+/// - `redirect=<percent-encoded URL>&code=C` *fault*: answer C (default 302) to that URL.
+/// - `loop=1&code=C`: redirect to the same URL with `hop` incremented, forever.
+/// - `wait=T`: sleep T seconds before sending the response head.
+/// - `drop=N` *fault*: close the connection after N body bytes (uploads: after receiving N).
+/// - `stall=N&stallSeconds=T` *fault*: send N body bytes, then send nothing for T seconds.
+/// - `drip=B`: send the body at about B bytes per second.
+/// - `lie=N` *fault*: `Content-Length` N bytes more than the body sent, then close.
+/// - `bigHeaders=N` *fault*: add about N bytes of filler header fields.
+/// - `/data` only: `ignoreRange=1` (always a full 200), `etag=changing` (every request gets
+///   new content: seed, `ETag` and `Last-Modified` change with the hit), `endless=1` (a
+///   chunked body that never ends).
+///
+/// Every request is logged (`requests`) with its start and end order, so tests can assert
+/// what was asked and how many requests were in flight at once (`maxInFlight(pathPrefix:)`).
+/// Hit counters and uploads live in the instance: parallel tests with different names or
+/// different servers do not interfere.
+public final class FaultServer: Sendable {
+  /// The IPv4 address the server listens on (`127.0.0.1`, or `127.0.0.2` as "another host").
+  public let host: String
+
+  struct Shared {
+    var port: UInt16 = 0
+    var listener: Int32 = -1
+    var running = false
+    /// Bumped by every `start()` and `stop()`; connection threads compare it to notice a stop.
+    var generation: UInt64 = 0
+    var connections: Set<Int32> = []
+    var nextConnectionID = 0
+    var sequence: UInt64 = 0
+    var records: [RequestRecord] = []
+    var hits: [String: Int] = [:]
+    var uploads: [String: UploadRecord] = [:]
+    var inFlight = 0
+    var maxInFlight = 0
+  }
+  let shared = Mutex(Shared())
+  /// Threads serving connections (and the accept thread), so `stop()` can wait for them.
+  let threads = DispatchGroup()
+
+  /// A server on `host` (an IPv4 loopback address); call `start()` to listen.
+  public init(host: String = "127.0.0.1") {
+    self.host = host
+  }
+
+  deinit {
+    stop()
+  }
+
+  /// Starts a server and returns it, listening.
+  public static func started(host: String = "127.0.0.1") throws -> FaultServer {
+    let server = FaultServer(host: host)
+    try server.start()
+    return server
+  }
+
+  /// Starts listening: on a kernel-chosen port the first time, on the same port afterwards.
+  public func start() throws {
+    let (wanted, alreadyRunning) = shared.withLock { ($0.port, $0.running) }
+    guard !alreadyRunning else { return }
+    let fd = try Self.listen(host: host, port: wanted)
+    var address = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    let port = UInt16(bigEndian: address.sin_port)
+    let generation = shared.withLock { s in
+      s.port = port
+      s.listener = fd
+      s.running = true
+      s.generation &+= 1
+      return s.generation
+    }
+    threads.enter()
+    let thread = Thread { [self] in
+      acceptLoop(listener: fd, generation: generation)
+      threads.leave()
+    }
+    thread.name = "FaultServer.accept:\(port)"
+    thread.start()
+  }
+
+  /// Stops listening, closes every open connection and waits (up to 5 s) for their threads.
+  /// The port is kept for the next `start()`. Safe to call when not running.
+  public func stop() {
+    let listener = shared.withLock { s -> Int32 in
+      guard s.running else { return -1 }
+      s.running = false
+      s.generation &+= 1
+      for fd in s.connections { shutdown(fd, Int32(SHUT_RDWR)) }
+      let listener = s.listener
+      s.listener = -1
+      shutdown(listener, Int32(SHUT_RDWR))
+      return listener
+    }
+    guard listener >= 0 else { return }
+    _ = threads.wait(timeout: .now() + 5)
+    close(listener)
+  }
+
+  /// The port the server listens on (0 before the first `start()`).
+  public var port: Int { Int(shared.withLock { $0.port }) }
+
+  /// `http://host:port`, without a trailing slash.
+  public var origin: String { "http://\(host):\(port)" }
+
+  /// The URL of `pathAndQuery` (which starts with `/`) on this server.
+  public func url(_ pathAndQuery: String) -> URL {
+    URL(string: origin + pathAndQuery)!
+  }
+
+  /// The URL of `/data/<name>` with `size`, `seed` and further `options` as query items.
+  public func dataURL(
+    _ name: String, size: Int64, seed: UInt64, options: [String: String] = [:]
+  ) -> URL {
+    var query = "size=\(size)&seed=\(seed)"
+    for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+      query += "&\(key)=\(Self.percentEncoded(value))"
+    }
+    return url("/data/\(name)?\(query)")
+  }
+
+  /// `value` percent-encoded for use as a query value (also `&`, `=`, `?`, `/`, `:`).
+  public static func percentEncoded(_ value: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+  }
+
+  // MARK: - Observations
+
+  /// Every request received so far, in arrival order.
+  public var requests: [RequestRecord] { shared.withLock { $0.records } }
+
+  /// The requests whose path starts with `prefix`.
+  public func requests(pathPrefix prefix: String) -> [RequestRecord] {
+    shared.withLock { $0.records.filter { $0.path.hasPrefix(prefix) } }
+  }
+
+  /// Requests being answered right now.
+  public var inFlight: Int { shared.withLock { $0.inFlight } }
+
+  /// The most requests ever answered at once.
+  public var maxInFlight: Int { shared.withLock { $0.maxInFlight } }
+
+  /// The most requests whose path starts with `prefix` that were ever answered at once.
+  public func maxInFlight(pathPrefix prefix: String) -> Int {
+    let records = requests(pathPrefix: prefix)
+    var events: [(UInt64, Int)] = []
+    for record in records {
+      events.append((record.startSequence, 1))
+      events.append((record.endSequence ?? .max, -1))
+    }
+    events.sort { $0.0 < $1.0 }
+    var current = 0
+    var most = 0
+    for (_, delta) in events {
+      current += delta
+      most = max(most, current)
+    }
+    return most
+  }
+
+  /// What the last complete upload to `/upload/<name>` delivered, if any.
+  public func upload(named name: String) -> UploadRecord? {
+    shared.withLock { $0.uploads[name] }
+  }
+
+  // MARK: - Listening
+
+  private static func listen(host: String, port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw FixtureError("socket: \(errnoText())") }
+    var yes: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+      close(fd)
+      throw FixtureError("not an IPv4 address: \(host)")
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, Glibc.listen(fd, 512) == 0 else {
+      let message = errnoText()
+      close(fd)
+      throw FixtureError("cannot listen on \(host):\(port): \(message)")
+    }
+    return fd
+  }
+
+  private func acceptLoop(listener: Int32, generation: UInt64) {
+    while true {
+      let fd = accept(listener, nil, nil)
+      if fd < 0 {
+        if errno == EINTR || errno == ECONNABORTED { continue }
+        return
+      }
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+      let id = shared.withLock { s -> Int? in
+        guard s.running, s.generation == generation else { return nil }
+        s.connections.insert(fd)
+        s.nextConnectionID += 1
+        return s.nextConnectionID
+      }
+      guard let id else {
+        close(fd)
+        return
+      }
+      var yes: Int32 = 1
+      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+      threads.enter()
+      let thread = Thread { [self] in
+        serve(FaultConnection(fd: fd, id: id), generation: generation)
+        shared.withLock { _ = $0.connections.remove(fd) }
+        close(fd)
+        threads.leave()
+      }
+      thread.name = "FaultServer.connection:\(id)"
+      thread.start()
+    }
+  }
+
+  /// Whether the server is still in the run that started at `generation`.
+  func isRunning(_ generation: UInt64) -> Bool {
+    shared.withLock { $0.running && $0.generation == generation }
+  }
+}

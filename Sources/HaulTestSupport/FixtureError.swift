@@ -1,0 +1,30 @@
+import Foundation
+
+/// A test fixture could not be set up (nginx missing, a port not bound, a file not written).
+/// Tests let it propagate, so the case fails with this message rather than being skipped.
+public struct FixtureError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// The text of `code` (default: the current `errno`), for fixture error messages.
+func errnoText(_ code: Int32 = errno) -> String {
+  String(cString: strerror(code))
+}
+
+/// Writes all of `bytes` to `fd`, retrying on short writes and `EINTR`. Returns `false` on
+/// any other failure (with `errno` set).
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+  guard var pointer = bytes.baseAddress else { return true }
+  var remaining = bytes.count
+  while remaining > 0 {
+    let written = write(fd, pointer, remaining)
+    if written < 0 {
+      if errno == EINTR { continue }
+      return false
+    }
+    pointer += written
+    remaining -= written
+  }
+  return true
+}

@@ -1,0 +1,101 @@
+/// The command tables: every command's options, from which parsing and help are derived.
+enum Commands {
+  static let help = OptionSpec("help", short: "h", help: "show this help")
+
+  static let run = CommandSpec(
+    name: "run",
+    summary: "run every transfer of a manifest; the main job",
+    argument: "MANIFEST",
+    description: [
+      """
+      Runs every transfer of MANIFEST with bounded concurrency: skips what is already
+      complete, resumes partial files, retries what is transient, verifies size and sha256,
+      and reports. MANIFEST '-' reads standard input.
+      """
+    ],
+    options: [
+      OptionSpec("output", short: "o", value: "DIR", default: ".", help: "root for every path"),
+      OptionSpec(
+        "concurrency", short: "j", value: "N", default: "16", help: "transfers in flight at once"),
+      OptionSpec("per-host", value: "N", default: "8", help: "transfers in flight to one host"),
+      OptionSpec(
+        "transport", value: "NAME", default: "curl",
+        help: "which transport runs the transfers: curl or urlsession"),
+      OptionSpec(
+        "retries", value: "N", default: "5", help: "retries per source after its first attempt"),
+      OptionSpec(
+        "segments", value: "N", default: "1",
+        help: "ranges fetched in parallel for one download of known size (server ranges)"),
+      OptionSpec(
+        "min-segment-size", value: "SIZE", default: "8M",
+        help: "smaller downloads are never split"),
+      OptionSpec(
+        "max-rate", value: "RATE",
+        help: "(not yet supported) overall cap in bytes per second, e.g. 50M"),
+      OptionSpec(
+        "timeout", value: "SECONDS", default: "30",
+        help: "a transfer that moves no byte this long fails"),
+      OptionSpec(
+        "header", value: "'Name: value'", repeatable: true,
+        help: "add a header to every request; repeatable"),
+      OptionSpec(
+        "auth-command", value: "CMD",
+        help: "send CMD's output as a bearer token; rerun on 401"),
+      OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),
+      OptionSpec(
+        "events", help: "JSON Lines events on standard output instead of the progress display"),
+      OptionSpec(
+        "shard", value: "K/N", help: "(not yet supported) run only shard K of N"),
+      OptionSpec("quiet", short: "q", help: "no progress display; errors and summary still shown"),
+      OptionSpec("cacert", value: "FILE", help: "also trust the CA certificates in FILE (PEM)"),
+      OptionSpec("fsync", help: "make each finished file durable before it is put in place"),
+      OptionSpec(
+        "failed", value: "FILE", help: "write the manifest lines of failed transfers to FILE"),
+      help,
+    ],
+    epilogue: [
+      """
+      SIZE and RATE take K, M, G as binary multiples (8M = 8 MiB).
+      Exit status: 0 all transfers ok or already complete, 1 some failed, 2 usage or
+      manifest error (nothing transferred), 130 interrupted (SIGINT/SIGTERM; partial files
+      are kept and the next run resumes them).
+      """
+    ])
+
+  static let verify = CommandSpec(
+    name: "verify",
+    summary: "check local files against size/sha256; transfers nothing",
+    argument: "MANIFEST",
+    description: [
+      """
+      Checks, without any network access, that each download's file exists under the output
+      directory and matches the manifest's size and sha256 where given. Uploads are not
+      checked (the server's copy cannot be seen). MANIFEST '-' reads standard input.
+      """
+    ],
+    options: [
+      OptionSpec("output", short: "o", value: "DIR", default: ".", help: "root for every path"),
+      OptionSpec(
+        "failed", value: "FILE",
+        help: "write the manifest lines of missing or differing files to FILE"),
+      help,
+    ],
+    epilogue: [
+      """
+      Exit status: 0 every file present and matching, 1 otherwise, 2 usage or manifest error.
+      """
+    ])
+
+  static let bench = CommandSpec(
+    name: "bench",
+    summary: "run a manifest through each transport and compare",
+    argument: "MANIFEST",
+    description: [],
+    options: [help],
+    epilogue: [],
+    isAvailable: false)
+
+  static let all = [run, verify, bench]
+
+  static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
+}

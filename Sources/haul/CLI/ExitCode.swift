@@ -1,0 +1,11 @@
+/// haul's exit statuses (SPEC.md, "Command line").
+enum ExitCode: Int32 {
+  /// Every transfer succeeded or was already complete (`verify`: every file matches).
+  case ok = 0
+  /// At least one transfer failed after its retries (`verify`: a file is missing or differs).
+  case failures = 1
+  /// A usage or manifest error; nothing was transferred.
+  case usage = 2
+  /// Stopped by SIGINT or SIGTERM.
+  case interrupted = 130
+}

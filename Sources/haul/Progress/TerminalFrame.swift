@@ -1,0 +1,86 @@
+import HaulCore
+
+/// Renders the live status area: an overall line, then up to `maxActive` transfers in flight,
+/// each line fitted to the terminal's width (a line that wrapped would break redrawing in
+/// place). Pure: the same state and size give the same lines.
+struct TerminalFrame {
+  var columns: Int
+  var rows: Int
+  var color: Bool
+  var maxActive = 5
+
+  func lines(_ state: ProgressState) -> [String] {
+    let width = max(20, columns - 1)
+    var lines = [overall(state, width: width)]
+    let room = max(0, min(maxActive, rows - 3))
+    // Entries already moving bytes first: the scheduler lists entries waiting for a slot too.
+    let moving = state.active.filter { $0.bytes > 0 } + state.active.filter { $0.bytes <= 0 }
+    let shown = moving.prefix(room)
+    for active in shown {
+      lines.append(transfer(active, width: width))
+    }
+    let hidden = state.active.count - shown.count
+    if hidden > 0 {
+      lines.append(TextWidth.keepingStart("   … and \(hidden) more", width: width))
+    }
+    return lines
+  }
+
+  private func overall(_ state: ProgressState, width: Int) -> String {
+    var bytes = Format.bytes(state.expectedBytes == nil ? state.bytes : state.completedBytes)
+    if let expected = state.expectedBytes { bytes += " / " + Format.bytes(expected) }
+    var stats =
+      "\(state.finished)/\(state.total) files  \(bytes)  "
+      + "\(Format.rate(state.rate.bytesPerSecond))  ETA \(Format.clock(state.estimatedSecondsLeft))"
+    var failedText = ""
+    if state.failed > 0 {
+      failedText = "  \(state.failed) failed"
+      stats += failedText
+    }
+    let percent = pad(Format.percent(state.fraction), 4)
+    let barWidth = min(40, width - TextWidth.columns(stats) - TextWidth.columns(percent) - 4)
+    guard barWidth >= 8 else {
+      return TextWidth.keepingStart(percent + "  " + stats, width: width)
+    }
+    let plain = stats.dropLast(failedText.count)
+    let failed = failedText.isEmpty ? "" : paint(failedText, "31")
+    return percent + " " + bar(state.fraction, width: barWidth) + "  " + plain + failed
+  }
+
+  private func transfer(_ active: ProgressSnapshot.Active, width: Int) -> String {
+    let arrow = active.entry.operation == .upload ? "↑" : "↓"
+    let fraction = active.entry.expectedBytes.map { expected in
+      expected > 0 ? Double(active.bytes) / Double(expected) : 1
+    }
+    let percent = pad(fraction.map(Format.percent) ?? "", 4)
+    let barText = fraction.map { bar($0, width: 12) } ?? String(repeating: " ", count: 12)
+    let size = pad(Format.bytes(active.bytes), 10)
+    let prefix = "  \(arrow) \(percent) "
+    let used = TextWidth.columns(prefix) + 12 + 2 + TextWidth.columns(size) + 2
+    let name = TextWidth.keepingEnd(active.entry.path, width: max(8, width - used))
+    return prefix + barText + "  " + size + "  " + name
+  }
+
+  /// A bar of `width` columns filled to `fraction`, in eighths of a column.
+  private func bar(_ fraction: Double, width: Int) -> String {
+    let eighths = Int((min(max(fraction, 0), 1) * Double(width * 8)).rounded(.down))
+    let full = eighths / 8
+    let partials = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+    var filled = String(repeating: "█", count: full)
+    var empty = width - full
+    if full < width, eighths % 8 > 0 {
+      filled += partials[eighths % 8]
+      empty -= 1
+    }
+    return paint(filled, "36") + String(repeating: "░", count: empty)
+  }
+
+  private func paint(_ text: String, _ code: String) -> String {
+    guard color, !text.isEmpty else { return text }
+    return "\u{1B}[\(code)m" + text + "\u{1B}[0m"
+  }
+
+  private func pad(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+  }
+}

@@ -1,0 +1,85 @@
+import Glibc
+import HaulCore
+
+/// The manifest a command reads: a file as given, or standard input spooled to a temporary
+/// file first (SPEC.md: a manifest is checked in full before any transfer starts, so it must
+/// be read twice).
+///
+/// The spool is created in `$TMPDIR` (else `/tmp`) and unlinked at once; it is read through
+/// `/dev/fd/N`, which on Linux opens the still-open file afresh. Nothing is left behind, even
+/// after `kill -9`.
+final class ManifestInput {
+  /// The path to read the manifest from.
+  let path: String
+  /// The name for messages: the argument as given (`-` for standard input).
+  let displayName: String
+  private let spool: Int32
+
+  /// Opens the manifest named `argument`; `-` spools standard input.
+  init(argument: String) throws(ManifestError) {
+    displayName = argument
+    guard argument == "-" else {
+      path = argument
+      spool = -1
+      return
+    }
+    let directory = ProcessEnvironment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    var template = Array((directory + "/haul-manifest-XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else {
+      throw ManifestError(
+        manifest: "-", line: 0,
+        reason: "cannot spool standard input: \(ProcessEnvironment.errorText())")
+    }
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    spool = fd
+    path = "/dev/fd/\(fd)"
+    try copyStandardInput(to: fd)
+  }
+
+  deinit {
+    if spool >= 0 { close(spool) }
+  }
+
+  /// The manifest for the library, with `output` as its output directory.
+  func manifest(output: String) -> Manifest {
+    Manifest(path: path, displayName: displayName, outputDirectory: output)
+  }
+
+  private func copyStandardInput(to fd: Int32) throws(ManifestError) {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let got = read(STDIN_FILENO, buffer.baseAddress, buffer.count)
+      if got < 0, errno == EINTR { continue }
+      guard got >= 0 else {
+        throw ManifestError(
+          manifest: "-", line: 0,
+          reason: "cannot read standard input: \(ProcessEnvironment.errorText())")
+      }
+      if got == 0 { return }
+      var offset = 0
+      while offset < got {
+        let written = write(fd, buffer.baseAddress! + offset, got - offset)
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else {
+          throw ManifestError(
+            manifest: "-", line: 0,
+            reason: "cannot spool standard input: \(ProcessEnvironment.errorText())")
+        }
+        offset += written
+      }
+    }
+  }
+}
+
+/// Small wrappers over the process's C environment.
+enum ProcessEnvironment {
+  /// The environment variable `name`, if set.
+  static func value(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+  }
+
+  /// The text of the current `errno`.
+  static func errorText() -> String { String(cString: strerror(errno)) }
+}

@@ -1,0 +1,149 @@
+import Glibc
+import HaulCore
+
+/// `haul run MANIFEST`: validates the manifest, runs it through the scheduler, shows
+/// progress, writes the events, report and `--failed` files, and ends with a summary line.
+struct RunCommand {
+  let options: RunOptions
+
+  func execute() async -> ExitCode {
+    let input: ManifestInput
+    let statistics: ManifestStatistics
+    do throws(ManifestError) {
+      input = try ManifestInput(argument: options.manifest)
+      statistics = try input.manifest(output: options.output).validate()
+    } catch {
+      Console.error(error.description + "\n")
+      return .usage
+    }
+    let manifest = input.manifest(output: options.output)
+
+    let report: ReportWriter?
+    do throws(ReportFileError) {
+      report = try options.report.map { (path) throws(ReportFileError) in
+        try ReportWriter(path: path)
+      }
+    } catch {
+      Console.error(UsageError("--report \(error)", command: "run").text + "\n")
+      return .usage
+    }
+    var interceptor: CommandTokenInterceptor?
+    if let command = options.authCommand {
+      let tokens = CommandTokenInterceptor(command: command)
+      do throws(TransferError) {
+        try await tokens.prime()
+      } catch {
+        Console.error(UsageError("--auth-command: \(error.message)", command: "run").text + "\n")
+        return .usage
+      }
+      interceptor = tokens
+    }
+    let transport = TransportFactory.make(options.transport, options: options.transportOptions)
+
+    let scheduler = Scheduler(
+      transport: transport, options: options.schedulerOptions(statistics, interceptor: interceptor))
+    let display = ProgressDisplays.make(
+      quiet: options.quiet || options.events,
+      state: ProgressState(
+        total: statistics.entries,
+        expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil))
+    let signals = SignalWatcher(
+      onFirst: {
+        Task { await scheduler.cancel() }
+      },
+      onExit: {
+        display.restoreTerminal()
+        Console.error("haul: interrupted\n")
+        _exit(ExitCode.interrupted.rawValue)
+      })
+
+    var consumer = EventConsumer(options: options, report: report, display: display)
+    for await event in scheduler.run(manifest.entries()) {
+      consumer.consume(event)
+    }
+    display.finish()
+    await transport.shutdown()
+
+    let summary =
+      consumer.summary
+      ?? consumer.tally.summary(
+        seconds: 0, transport: transport.name, cancelled: signals.wasSignalled)
+    var outputsWritten = consumer.reportError == nil
+    if let error = consumer.reportError {
+      Console.error("haul: cannot write the report: \(error)\n")
+    }
+    if let report, outputsWritten {
+      do throws(ReportFileError) {
+        try report.finish(summary: summary)
+      } catch {
+        Console.error("haul: cannot write the report: \(error)\n")
+        outputsWritten = false
+      }
+    }
+    if let path = options.failed {
+      do throws(ReportFileError) {
+        try consumer.failures.write(to: path)
+      } catch {
+        Console.error("haul: cannot write --failed: \(error)\n")
+        outputsWritten = false
+      }
+    }
+    Console.error(SummaryLine.text(summary) + "\n")
+    signals.stop()
+
+    if summary.cancelled || signals.wasSignalled { return .interrupted }
+    if summary.failed > 0 || !outputsWritten { return .failures }
+    return .ok
+  }
+}
+
+/// Hands each event to the outputs that want it: the events stream, the report, the
+/// `--failed` list, the progress display, and failure messages on standard error.
+struct EventConsumer {
+  let options: RunOptions
+  let report: ReportWriter?
+  let display: any ProgressDisplay
+  var events = EventLines()
+  var failures = FailedEntries()
+  var tally = RunTally()
+  var summary: RunSummary?
+  /// The first error writing the report's spool; the report is then not written.
+  var reportError: ReportFileError?
+  /// False once standard output refused an event line (a closed pipe): stop writing them.
+  var eventsOpen = true
+
+  init(options: RunOptions, report: ReportWriter?, display: any ProgressDisplay) {
+    self.options = options
+    self.report = report
+    self.display = display
+  }
+
+  mutating func consume(_ event: TransferEvent) {
+    if options.events, eventsOpen {
+      let lines = events.lines(for: event)
+      if !lines.isEmpty {
+        eventsOpen = Console.output(lines.joined(separator: "\n") + "\n")
+      }
+    }
+    display.handle(event)
+    switch event {
+    case .finished(let outcome):
+      tally.add(outcome)
+      failures.add(outcome)
+      if let report, reportError == nil {
+        do throws(ReportFileError) {
+          try report.add(outcome)
+        } catch {
+          reportError = error
+        }
+      }
+      if outcome.status == .failed, let error = outcome.error, error.code != .cancelled {
+        display.message("haul: failed: \(outcome.path) (line \(outcome.line)): \(error)")
+      }
+    case .summary(let summary):
+      self.summary = summary
+    case .started, .progress, .retry:
+      break
+    }
+  }
+}

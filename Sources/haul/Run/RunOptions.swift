@@ -1,0 +1,158 @@
+import Foundation
+import HaulCore
+
+/// The transports `--transport` can name.
+enum TransportChoice: String, CaseIterable, Sendable {
+  case curl
+  case urlsession
+}
+
+/// `haul run`'s options, typed and checked (SPEC.md, "Command line").
+struct RunOptions: Sendable {
+  var manifest: String
+  var output = "."
+  var concurrency = 16
+  var perHost = 8
+  var transport = TransportChoice.curl
+  var retries = 5
+  var segments = 1
+  var minSegmentSize: Int64 = 8 << 20
+  /// `--auth-command`: run for a bearer token (its output is a secret).
+  var authCommand: String?
+  var timeout: Double = 30
+  /// `--header` fields: secrets, never printed.
+  var headers: [HTTPField] = []
+  var report: String?
+  var events = false
+  var quiet = false
+  var cacert: String?
+  var fsync = false
+  var failed: String?
+
+  /// Reads and checks `parsed`; options that haul does not implement yet are refused rather
+  /// than silently ignored.
+  init(_ parsed: ParsedArguments) throws(UsageError) {
+    let values = OptionValues(command: "run")
+    manifest = try RunOptions.manifestArgument(parsed, command: "run")
+
+    for option in ["max-rate", "shard"] where parsed.has(option) {
+      throw UsageError("--\(option) is not yet supported", command: "run")
+    }
+    if let text = parsed.value("segments") {
+      segments = try values.count("segments", text, in: 1...64)
+    }
+    if let command = parsed.value("auth-command") {
+      guard !command.trimmingCharacters(in: .whitespaces).isEmpty else {
+        throw UsageError("--auth-command needs a command", command: "run")
+      }
+      authCommand = command
+    }
+
+    output = try RunOptions.outputDirectory(parsed, command: "run")
+    if let text = parsed.value("concurrency") {
+      concurrency = try values.count("concurrency", text, in: 1...4096)
+    }
+    if let text = parsed.value("per-host") {
+      perHost = try values.count("per-host", text, in: 1...4096)
+    }
+    if let text = parsed.value("transport") {
+      guard let choice = TransportChoice(rawValue: text) else {
+        throw UsageError(
+          "--transport must be curl or urlsession, not '\(text)'", command: "run")
+      }
+      transport = choice
+    }
+    if let text = parsed.value("retries") {
+      retries = try values.count("retries", text, in: 0...100)
+    }
+    if let text = parsed.value("min-segment-size") {
+      minSegmentSize = try values.size("min-segment-size", text)
+    }
+    if let text = parsed.value("timeout") {
+      timeout = try values.seconds("timeout", text)
+    }
+    for text in parsed.all("header") {
+      headers.append(try values.header(text))
+    }
+    report = try parsed.value("report").map { (path) throws(UsageError) in
+      try RunOptions.outputFile("report", path, command: "run")
+    }
+    failed = try parsed.value("failed").map { (path) throws(UsageError) in
+      try RunOptions.outputFile("failed", path, command: "run")
+    }
+    events = parsed.has("events")
+    quiet = parsed.has("quiet")
+    fsync = parsed.has("fsync")
+    if let path = parsed.value("cacert") {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+        !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path)
+      else {
+        throw UsageError("--cacert '\(path)' is not a readable file", command: "run")
+      }
+      cacert = path
+    }
+  }
+
+  /// The options the scheduler takes; `statistics` come from validating the manifest.
+  func schedulerOptions(
+    _ statistics: ManifestStatistics, interceptor: (any RequestInterceptor)? = nil
+  ) -> SchedulerOptions {
+    SchedulerOptions(
+      outputDirectory: output, concurrency: concurrency, perHost: perHost, retries: retries,
+      stallTimeout: timeout, headers: headers, fsync: fsync,
+      expectedTotal: statistics.entries,
+      expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
+      interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize)
+  }
+
+  /// The options the transport is created with.
+  var transportOptions: TransportOptions {
+    TransportOptions(
+      maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert)
+  }
+
+  /// The single MANIFEST argument.
+  static func manifestArgument(_ parsed: ParsedArguments, command: String) throws(UsageError)
+    -> String
+  {
+    guard let manifest = parsed.positionals.first else {
+      throw UsageError("missing MANIFEST (a file, or '-' for standard input)", command: command)
+    }
+    guard parsed.positionals.count == 1 else {
+      throw UsageError("unexpected argument '\(parsed.positionals[1])'", command: command)
+    }
+    return manifest
+  }
+
+  /// The `-o` directory: `.` by default; it need not exist yet (it is created), but must not
+  /// be something other than a directory.
+  static func outputDirectory(_ parsed: ParsedArguments, command: String) throws(UsageError)
+    -> String
+  {
+    guard let path = parsed.value("output") else { return "." }
+    guard !path.isEmpty else { throw UsageError("--output must not be empty", command: command) }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      !isDirectory.boolValue
+    {
+      throw UsageError("--output '\(path)' is not a directory", command: command)
+    }
+    return path
+  }
+
+  /// An output file option's path, checked to be creatable now rather than at the run's end.
+  static func outputFile(_ option: String, _ path: String, command: String) throws(UsageError)
+    -> String
+  {
+    guard !path.isEmpty, !path.hasSuffix("/") else {
+      throw UsageError("--\(option) needs a file name", command: command)
+    }
+    guard FailedEntries.canCreate(path) else {
+      throw UsageError(
+        "--\(option) '\(path)': its directory does not exist or is not writable",
+        command: command)
+    }
+    return path
+  }
+}

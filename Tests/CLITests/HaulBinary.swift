@@ -1,0 +1,131 @@
+import Foundation
+import HaulTestSupport
+import Testing
+
+/// What one run of the `haul` binary produced.
+struct HaulResult {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+
+  /// The `--events` lines, parsed.
+  func events() throws -> [[String: Any]] {
+    try stdout.split(separator: "\n").map { try jsonObject(String($0)) }
+  }
+}
+
+/// Runs the built `haul` binary as a subprocess: the CLI tests test what users run.
+///
+/// The binary is found next to the test bundle (`.build/<triple>/debug/haul`) or in the
+/// package's `.build/debug/haul`; build it with `swift build` before `swift test`.
+enum HaulBinary {
+  static let path: String = {
+    let candidates = [
+      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("haul").path,
+      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("haul").path,
+      URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/haul").path,
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+      ?? candidates.last!
+  }()
+
+  /// Starts haul with `arguments`; its output goes to files in `directory`.
+  static func start(
+    _ arguments: [String], in directory: TemporaryDirectory, stdin: String? = nil
+  ) throws -> RunningHaul {
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+      throw FixtureError("the haul binary is missing at \(path): run `swift build` first")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory.url
+    let id = UUID().uuidString
+    let out = directory.file(".stdout-\(id)")
+    let err = directory.file(".stderr-\(id)")
+    _ = FileManager.default.createFile(atPath: out, contents: nil)
+    _ = FileManager.default.createFile(atPath: err, contents: nil)
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+    if let stdin {
+      let input = directory.file(".stdin-\(id)")
+      _ = FileManager.default.createFile(atPath: input, contents: Data(stdin.utf8))
+      process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+    } else {
+      process.standardInput = FileHandle.nullDevice
+    }
+    let running = RunningHaul(process: process, stdoutPath: out, stderrPath: err)
+    try process.run()
+    return running
+  }
+
+  /// Runs haul with `arguments` to the end (killed after `timeout` seconds).
+  static func run(
+    _ arguments: [String], in directory: TemporaryDirectory, stdin: String? = nil,
+    timeout: Double = 120
+  ) async throws -> HaulResult {
+    try await start(arguments, in: directory, stdin: stdin).finish(timeout: timeout)
+  }
+}
+
+/// A haul process that has been started.
+struct RunningHaul: @unchecked Sendable {
+  let process: Process
+  let stdoutPath: String
+  let stderrPath: String
+
+  /// Sends `signal` (SIGINT, say) to the process.
+  func send(_ signal: Int32) {
+    kill(process.processIdentifier, signal)
+  }
+
+  /// Waits for the process to end (SIGKILL after `timeout` seconds) and collects its output.
+  func finish(timeout: Double = 120) async throws -> HaulResult {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning {
+      if Date() > deadline {
+        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
+        Issue.record("haul did not end within \(timeout) s")
+      }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    process.waitUntilExit()
+    return HaulResult(
+      status: process.terminationStatus,
+      stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "",
+      stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")
+  }
+}
+
+/// Parses `text` as one JSON object.
+func jsonObject(_ text: String) throws -> [String: Any] {
+  let value = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [])
+  return try #require(value as? [String: Any], "not a JSON object: \(text)")
+}
+
+/// Parses the JSON object in the file at `path`.
+func jsonFile(_ path: String) throws -> [String: Any] {
+  try jsonObject(String(contentsOfFile: path, encoding: .utf8))
+}
+
+/// One manifest line as JSON text, fields in a stable order.
+func manifestLine(_ fields: [String: Any]) throws -> String {
+  let data = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
+  return String(decoding: data, as: UTF8.self)
+}
+
+/// Writes `lines` as a manifest file `name` in `directory` and returns its path.
+@discardableResult
+func writeManifest(
+  _ lines: [String], named name: String = "manifest.jsonl", in directory: TemporaryDirectory
+) throws -> String {
+  let path = directory.file(name)
+  try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+  return path
+}
+
+/// The transports every end-to-end case runs through.
+let transports = ["curl", "urlsession"]

@@ -1,0 +1,86 @@
+import HaulCore
+import Testing
+
+@Suite("Admission: global and per-host limits, politeness, outages")
+struct AdmissionStateTests {
+  @Test func admits_up_to_the_global_limit_then_queues() {
+    var state = AdmissionState(limit: 2, perHost: 8)
+    #expect(state.request(id: 1, host: "a", now: 0) == true)
+    #expect(state.request(id: 2, host: "b", now: 0) == true)
+    #expect(state.request(id: 3, host: "c", now: 0) == false)
+    #expect(state.running == 2)
+    #expect(state.release(host: "a", now: 0) == [3])
+    #expect(state.running == 2)
+  }
+
+  @Test func a_busy_host_does_not_block_others() {
+    var state = AdmissionState(limit: 4, perHost: 1)
+    #expect(state.request(id: 1, host: "a", now: 0) == true)
+    #expect(state.request(id: 2, host: "a", now: 0) == false)
+    #expect(state.request(id: 3, host: "b", now: 0) == true)
+    #expect(state.runningPerHost == ["a": 1, "b": 1])
+    #expect(state.release(host: "b", now: 0) == [])
+    #expect(state.release(host: "a", now: 0) == [2])
+    #expect(state.runningPerHost == ["a": 1])
+  }
+
+  @Test func waiters_of_one_host_keep_their_order() {
+    var state = AdmissionState(limit: 1, perHost: 1)
+    #expect(state.request(id: 1, host: "a", now: 0) == true)
+    #expect(state.request(id: 2, host: "a", now: 0) == false)
+    #expect(state.request(id: 3, host: "a", now: 0) == false)
+    #expect(state.release(host: "a", now: 0) == [2])
+    #expect(state.release(host: "a", now: 0) == [3])
+    #expect(state.release(host: "a", now: 0) == [])
+    #expect(state.running == 0)
+  }
+
+  @Test func a_withdrawn_waiter_is_never_admitted() {
+    var state = AdmissionState(limit: 1, perHost: 1)
+    #expect(state.request(id: 1, host: "a", now: 0) == true)
+    #expect(state.request(id: 2, host: "a", now: 0) == false)
+    #expect(state.withdraw(id: 2) == true)
+    #expect(state.release(host: "a", now: 0) == [])
+    #expect(state.withdraw(id: 2) == false)
+  }
+
+  @Test func a_throttle_halves_the_host_limit_and_holds_it_until_retry_after() {
+    var state = AdmissionState(limit: 16, perHost: 8)
+    for id in 1...8 { #expect(state.request(id: id, host: "a", now: 0) == true) }
+    state.throttled(host: "a", retryAfter: 5, now: 1)
+    #expect(state.limit(for: "a") == 4)
+    for _ in 1...8 { _ = state.release(host: "a", now: 1) }
+    #expect(state.request(id: 9, host: "a", now: 2) == false)
+    #expect(state.request(id: 10, host: "b", now: 2) == true)
+    #expect(state.nextChange(now: 2) == 6)
+    #expect(state.admitWaiting(now: 5.9) == [])
+    #expect(state.admitWaiting(now: 6) == [9])
+  }
+
+  @Test func the_limit_grows_back_by_one_per_quiet_interval_up_to_the_ceiling() {
+    var state = AdmissionState(limit: 16, perHost: 8)
+    state.throttled(host: "a", retryAfter: nil, now: 0)
+    state.throttled(host: "a", retryAfter: nil, now: 0)
+    #expect(state.limit(for: "a") == 2)
+    _ = state.admitWaiting(now: 10)
+    #expect(state.limit(for: "a") == 3)
+    _ = state.admitWaiting(now: 35)
+    #expect(state.limit(for: "a") == 5)
+    _ = state.admitWaiting(now: 1000)
+    #expect(state.limit(for: "a") == 8)
+  }
+
+  @Test func the_limit_never_falls_below_one() {
+    var state = AdmissionState(limit: 16, perHost: 2)
+    for _ in 1...5 { state.throttled(host: "a", retryAfter: nil, now: 0) }
+    #expect(state.limit(for: "a") == 1)
+  }
+
+  @Test func a_down_host_gets_nothing_until_it_is_up() {
+    var state = AdmissionState(limit: 4, perHost: 4)
+    state.markDown(host: "a")
+    #expect(state.request(id: 1, host: "a", now: 0) == false)
+    #expect(state.request(id: 2, host: "b", now: 0) == true)
+    #expect(state.markUp(host: "a", now: 1) == [1])
+  }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HaulCore
+import Testing
+
+@Suite("Redirect policy: the same rules for every transport")
+struct RedirectPolicyTests {
+  let policy = RedirectPolicy(maxRedirects: 10)
+  let here = URL(string: "https://a.example/x/file")!
+
+  func redirect(_ status: Int, to location: String) -> ResponseHead {
+    ResponseHead(status: status, headers: [HTTPField("Location", location)])
+  }
+
+  @Test func follows_a_relative_location() {
+    #expect(
+      policy.decide(
+        head: redirect(302, to: "../y"), current: here, method: "GET", isUpload: false, hops: 0)
+        == .follow(url: URL(string: "https://a.example/y")!, method: "GET"))
+  }
+
+  @Test func refuses_other_schemes_and_downgrades() {
+    #expect(
+      policy.decide(
+        head: redirect(301, to: "ftp://a.example/f"), current: here, method: "GET",
+        isUpload: false, hops: 0)
+        == .refuse(reason: "redirect to scheme \"ftp\" (only http and https)"))
+    #expect(
+      policy.decide(
+        head: redirect(301, to: "http://a.example/f"), current: here, method: "GET",
+        isUpload: false, hops: 0) == .refuse(reason: "redirect from https to http"))
+  }
+
+  @Test func the_eleventh_redirect_is_refused() {
+    #expect(
+      policy.decide(
+        head: redirect(302, to: "/a"), current: here, method: "GET", isUpload: false, hops: 9)
+        == .follow(url: URL(string: "https://a.example/a")!, method: "GET"))
+    #expect(
+      policy.decide(
+        head: redirect(302, to: "/a"), current: here, method: "GET", isUpload: false, hops: 10)
+        == .refuse(reason: "more than 10 redirects"))
+  }
+
+  @Test func uploads_follow_only_same_origin_307_and_308() {
+    #expect(
+      policy.decide(
+        head: redirect(307, to: "/b"), current: here, method: "PUT", isUpload: true, hops: 0)
+        == .follow(url: URL(string: "https://a.example/b")!, method: "PUT"))
+    #expect(
+      policy.decide(
+        head: redirect(308, to: "https://b.example/b"), current: here, method: "PUT",
+        isUpload: true, hops: 0) == .refuse(reason: "upload redirected to another origin"))
+    for status in [301, 302, 303] {
+      #expect(
+        policy.decide(
+          head: redirect(status, to: "/b"), current: here, method: "PUT", isUpload: true, hops: 0)
+          == .refuse(reason: "upload answered by \(status)"))
+    }
+  }
+
+  @Test func non_redirects_are_final() {
+    #expect(
+      policy.decide(
+        head: ResponseHead(status: 200), current: here, method: "GET", isUpload: false, hops: 0)
+        == .final)
+    #expect(
+      policy.decide(
+        head: ResponseHead(status: 302), current: here, method: "GET", isUpload: false, hops: 0)
+        == .final)
+  }
+
+  @Test func origins_compare_scheme_host_and_port() {
+    #expect(
+      Origin(URL(string: "https://A.example/x")!) == Origin(URL(string: "https://a.example:443/y")!)
+    )
+    #expect(
+      Origin(URL(string: "http://a.example/x")!) != Origin(URL(string: "http://a.example:8080/x")!))
+    #expect(
+      Origin(URL(string: "http://a.example/x")!) != Origin(URL(string: "https://a.example/x")!))
+  }
+}

@@ -1,0 +1,111 @@
+import HaulCore
+import Testing
+
+@Suite("Response validation: what a download does with each answer")
+struct ResponseValidationTests {
+  typealias Plan = ResponseValidation.Plan
+
+  struct Case: Sendable, CustomTestStringConvertible {
+    var name: String
+    var status: Int
+    var headers: [HTTPField]
+    var requested: ByteRange?
+    var expectedSize: Int64?
+    var plan: Plan
+    var testDescription: String { name }
+  }
+
+  static let cases: [Case] = [
+    Case(
+      name: "200 to a plain request writes from zero", status: 200,
+      headers: [HTTPField("Content-Length", "10")], requested: nil, expectedSize: 10,
+      plan: .write(offset: 0, total: 10, restart: false)),
+    Case(
+      name: "200 to a range request restarts from zero", status: 200,
+      headers: [HTTPField("Content-Length", "10")], requested: ByteRange(start: 4),
+      expectedSize: nil, plan: .write(offset: 0, total: 10, restart: true)),
+    Case(
+      name: "206 matching the request appends", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/10"), HTTPField("Content-Length", "6")],
+      requested: ByteRange(start: 4), expectedSize: 10,
+      plan: .write(offset: 4, total: 10, restart: false)),
+    Case(
+      name: "206 starting elsewhere is refused", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 0-9/10")], requested: ByteRange(start: 4),
+      expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "Content-Range starts at 0, asked for 4"))),
+    Case(
+      name: "206 without Content-Range is refused", status: 206, headers: [],
+      requested: ByteRange(start: 4), expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "206 answer without a valid Content-Range"))),
+    Case(
+      name: "206 to a request without Range is refused", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 0-9/10")], requested: nil, expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "206 answer to a request without Range"))),
+    Case(
+      name: "206 whose total changed from the expected size fails", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-11/12")], requested: ByteRange(start: 4),
+      expectedSize: 10,
+      plan: .fail(TransferError(.sizeMismatch, "server has 12 bytes, expected 10"))),
+    Case(
+      name: "206 ending short of the resource is refused", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-7/10")], requested: ByteRange(start: 4),
+      expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "Content-Range ends at 7, expected 9"))),
+    Case(
+      name: "multipart/byteranges is refused", status: 206,
+      headers: [HTTPField("Content-Type", "multipart/byteranges; boundary=x")],
+      requested: ByteRange(start: 4), expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "unexpected multipart/byteranges response"))),
+    Case(
+      name: "416 with the partial complete finishes without a body", status: 416,
+      headers: [HTTPField("Content-Range", "bytes */10")], requested: ByteRange(start: 10),
+      expectedSize: 10, plan: .complete(total: 10)),
+    Case(
+      name: "416 with the partial larger than the remote restarts", status: 416,
+      headers: [HTTPField("Content-Range", "bytes */8")], requested: ByteRange(start: 10),
+      expectedSize: nil, plan: .restart),
+    Case(
+      name: "200 whose length differs from the expected size fails", status: 200,
+      headers: [HTTPField("Content-Length", "11")], requested: nil, expectedSize: 10,
+      plan: .fail(TransferError(.sizeMismatch, "server has 11 bytes, expected 10"))),
+    Case(
+      name: "404 is discarded", status: 404, headers: [], requested: nil, expectedSize: nil,
+      plan: .discard),
+    Case(
+      name: "a redirect is discarded", status: 302, headers: [HTTPField("Location", "/x")],
+      requested: nil, expectedSize: nil, plan: .discard),
+  ]
+
+  @Test(arguments: cases)
+  func plan(_ example: Case) {
+    let head = ResponseHead(status: example.status, headers: example.headers)
+    #expect(
+      ResponseValidation.plan(
+        for: head, requested: example.requested, expectedSize: example.expectedSize)
+        == example.plan)
+  }
+
+  @Test func weak_etags_are_never_used_as_validators() {
+    let weak = ResponseHead(
+      status: 200,
+      headers: [HTTPField("ETag", "W/\"abc\""), HTTPField("Last-Modified", "Mon, 01 Jan 2024")])
+    #expect(Validator.from(weak) == "Mon, 01 Jan 2024")
+    let strong = ResponseHead(status: 200, headers: [HTTPField("ETag", "\"abc\"")])
+    #expect(Validator.from(strong) == "\"abc\"")
+    #expect(
+      Validator.from(ResponseHead(status: 200, headers: [HTTPField("ETag", "W/\"x\"")])) == nil)
+  }
+
+  @Test func content_range_parsing() {
+    #expect(ContentRange("bytes 0-9/10") == ContentRange("bytes 0-9/10"))
+    #expect(ContentRange("bytes 0-9/10")?.total == 10)
+    #expect(ContentRange("bytes 0-9/*")?.total == nil)
+    #expect(ContentRange("bytes 0-9/*") != nil)
+    #expect(ContentRange("bytes 5-4/10") == nil)
+    #expect(ContentRange("bytes 0-10/10") == nil)
+    #expect(ContentRange("items 0-9/10") == nil)
+    #expect(ContentRange("bytes 0-9") == nil)
+    #expect(ContentRange.unsatisfiedTotal("bytes */42") == 42)
+  }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import HaulCore
+import Synchronization
+import Testing
+
+/// A scripted transport: answers each request from a closure, delivering the body to the
+/// sink as a real transport would. Only for the scheduler's decisions; transfers themselves
+/// are proven against real servers in TransportConformanceTests and CLITests.
+final class ScriptedTransport: Transport {
+  struct Answer: Sendable {
+    var status: Int
+    var headers: [HTTPField] = []
+    var body: [UInt8] = []
+    var error: TransferError?
+  }
+
+  let name = "scripted"
+  let script: @Sendable (TransferRequest, Int) -> Answer
+  private let state = Mutex<(requests: [TransferRequest], inFlight: Int, maxInFlight: Int)>(
+    ([], 0, 0))
+
+  init(_ script: @escaping @Sendable (TransferRequest, Int) -> Answer) { self.script = script }
+
+  var requests: [TransferRequest] { state.withLock { $0.requests } }
+  var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+
+  func perform(_ request: TransferRequest, sink: any ResponseSink) async throws(TransferError)
+    -> TransferResponse
+  {
+    let number = state.withLock { state in
+      state.requests.append(request)
+      state.inFlight += 1
+      state.maxInFlight = max(state.maxInFlight, state.inFlight)
+      return state.requests.count
+    }
+    defer { state.withLock { $0.inFlight -= 1 } }
+    try? await Task.sleep(for: .milliseconds(2))
+    let answer = script(request, number)
+    if let error = answer.error, answer.body.isEmpty { throw error }
+    let length =
+      answer.headers.value(for: "Content-Length") == nil
+      ? [HTTPField("Content-Length", "\(answer.body.count)")] : []
+    let head = ResponseHead(status: answer.status, headers: answer.headers + length)
+    var delivered: Int64 = 0
+    if try sink.receive(head: head) {
+      let result = answer.body.withUnsafeBytes { bytes -> Result<Void, TransferError> in
+        do throws(TransferError) {
+          try sink.receive(body: bytes)
+          return .success(())
+        } catch {
+          return .failure(error)
+        }
+      }
+      try result.get()
+      delivered = Int64(answer.body.count)
+    }
+    if let error = answer.error { throw error }
+    return TransferResponse(head: head, bodyBytes: delivered)
+  }
+
+  func shutdown() async {}
+}
+
+@Suite("Scheduler decisions, with a scripted transport")
+struct SchedulerTests {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("haul-scheduler-\(UUID().uuidString)").path
+
+  func entry(
+    _ line: Int, _ name: String, mirrors: [String] = [], size: Int64? = nil, sha256: String? = nil
+  ) -> ManifestEntry {
+    ManifestEntry(
+      line: line, text: "{\"url\":\"http://h/\(name)\"}", url: URL(string: "http://h/\(name)")!,
+      mirrors: mirrors.map { URL(string: $0)! }, path: name, size: size, sha256: sha256)
+  }
+
+  func run(
+    _ transport: ScriptedTransport, _ entries: [ManifestEntry], concurrency: Int = 4,
+    perHost: Int = 8, retries: Int = 2
+  ) async -> (events: [TransferEvent], outcomes: [Int: EntryOutcome]) {
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(
+        outputDirectory: directory, concurrency: concurrency, perHost: perHost, retries: retries,
+        backoffBase: 0.001, backoffCap: 0.01))
+    var events: [TransferEvent] = []
+    var outcomes: [Int: EntryOutcome] = [:]
+    for await event in scheduler.run(entries) {
+      events.append(event)
+      if case .finished(let outcome) = event { outcomes[outcome.line] = outcome }
+    }
+    return (events, outcomes)
+  }
+
+  func contents(_ name: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: directory + "/" + name).map(Array.init)
+  }
+
+  @Test func a_503_twice_then_200_takes_three_attempts() async {
+    let transport = ScriptedTransport { _, number in
+      number <= 2 ? .init(status: 503) : .init(status: 200, body: Array("hello".utf8))
+    }
+    let (events, outcomes) = await run(transport, [entry(1, "a")])
+    #expect(outcomes[1]?.status == .ok)
+    #expect(outcomes[1]?.attempts == 3)
+    #expect(outcomes[1]?.sha256 == SHA256.hex(of: Array("hello".utf8)))
+    #expect(contents("a") == Array("hello".utf8))
+    let retries = events.compactMap { event -> Int? in
+      if case .retry(_, let attempt, let code, _) = event, code == .http(503) { return attempt }
+      return nil
+    }
+    #expect(retries == [2, 3])
+    guard case .summary(let summary) = events.last else {
+      Issue.record("the last event is not the summary")
+      return
+    }
+    #expect(summary.succeeded == 1 && summary.total == 1 && summary.bytes == 5)
+  }
+
+  @Test func a_404_fails_at_once_then_the_mirror_serves() async {
+    let transport = ScriptedTransport { request, _ in
+      request.url.host == "h"
+        ? .init(status: 404, body: Array("not found".utf8)) : .init(status: 200, body: [1, 2, 3])
+    }
+    let (_, outcomes) = await run(transport, [entry(1, "a", mirrors: ["http://m/a"])])
+    #expect(outcomes[1]?.status == .ok)
+    #expect(outcomes[1]?.attempts == 2)
+    #expect(contents("a") == [1, 2, 3])
+  }
+
+  @Test func retries_exhausted_fail_with_the_last_code_after_one_plus_retries_attempts() async {
+    let transport = ScriptedTransport { _, _ in .init(status: 500) }
+    let (_, outcomes) = await run(transport, [entry(1, "a")], retries: 3)
+    #expect(outcomes[1]?.status == .failed)
+    #expect(outcomes[1]?.error?.code == .http(500))
+    #expect(outcomes[1]?.attempts == 4)
+    #expect(contents("a") == nil)
+  }
+
+  @Test func a_checksum_mismatch_leaves_no_file_in_place() async {
+    let transport = ScriptedTransport { _, _ in .init(status: 200, body: [9, 9, 9]) }
+    let (_, outcomes) = await run(
+      transport, [entry(1, "a", sha256: String(repeating: "0", count: 64))])
+    #expect(outcomes[1]?.error?.code == .checksumMismatch)
+    #expect(contents("a") == nil)
+    #expect(contents("a.haul-partial") == nil)
+  }
+
+  @Test func a_complete_file_is_skipped_without_a_request() async throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    _ = FileManager.default.createFile(atPath: directory + "/a", contents: Data([1, 2, 3]))
+    let transport = ScriptedTransport { _, _ in .init(status: 500) }
+    let (_, outcomes) = await run(transport, [entry(1, "a", size: 3)])
+    #expect(outcomes[1]?.status == .skipped)
+    #expect(outcomes[1]?.bytes == 0)
+    #expect(transport.requests.isEmpty)
+  }
+
+  @Test func a_partial_file_resumes_with_range_and_if_range() async {
+    let body = Array("0123456789".utf8)
+    let half = ScriptedTransport { request, _ in
+      .init(
+        status: 200, headers: [HTTPField("ETag", "\"v1\""), HTTPField("Content-Length", "10")],
+        body: Array(body[..<4]), error: TransferError(.protocol, "the connection was cut"))
+    }
+    let (_, cutShort) = await run(half, [entry(1, "a", size: 10)], retries: 0)
+    #expect(cutShort[1]?.status == .failed)
+    #expect(contents("a.haul-partial") == Array(body[..<4]))
+    let rest = ScriptedTransport { request, _ in
+      .init(
+        status: 206,
+        headers: [HTTPField("ETag", "\"v1\""), HTTPField("Content-Range", "bytes 4-9/10")],
+        body: Array(body[4...]))
+    }
+    let (_, resumed) = await run(rest, [entry(1, "a", size: 10)])
+    #expect(resumed[1]?.status == .ok)
+    #expect(resumed[1]?.bytes == 6)
+    #expect(rest.requests.first?.range == ByteRange(start: 4))
+    #expect(rest.requests.first?.ifRange == "\"v1\"")
+    #expect(contents("a") == body)
+  }
+
+  @Test func concurrency_and_per_host_limits_hold() async {
+    let transport = ScriptedTransport { _, _ in .init(status: 200, body: [1]) }
+    let entries = (1...40).map { entry($0, "f\($0)") }
+    let (_, outcomes) = await run(transport, entries, concurrency: 3, perHost: 2)
+    #expect(outcomes.values.allSatisfy { $0.status == .ok })
+    #expect(outcomes.count == 40)
+    #expect(transport.maxInFlight <= 2)
+  }
+
+  @Test func a_changed_validator_restarts_from_zero() async {
+    let old = ScriptedTransport { _, _ in
+      .init(
+        status: 200, headers: [HTTPField("ETag", "\"v1\""), HTTPField("Content-Length", "8")],
+        body: Array("OLDO".utf8), error: TransferError(.protocol, "cut"))
+    }
+    _ = await run(old, [entry(1, "a")], retries: 0)
+    #expect(contents("a.haul-partial") == Array("OLDO".utf8))
+    let new = ScriptedTransport { _, _ in
+      .init(status: 200, headers: [HTTPField("ETag", "\"v2\"")], body: Array("NEWNEWNE".utf8))
+    }
+    let (_, outcomes) = await run(new, [entry(1, "a")])
+    #expect(new.requests.first?.ifRange == "\"v1\"")
+    #expect(outcomes[1]?.status == .ok)
+    #expect(contents("a") == Array("NEWNEWNE".utf8))
+  }
+
+  @Test func cancelling_fails_every_unfinished_entry_with_cancelled() async {
+    let transport = ScriptedTransport { _, _ in .init(status: 503) }
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(
+        outputDirectory: directory, concurrency: 2, retries: 100, backoffBase: 0.05,
+        backoffCap: 0.05))
+    var outcomes: [EntryOutcome] = []
+    var summary: RunSummary?
+    for await event in scheduler.run((1...50).map { entry($0, "f\($0)") }) {
+      switch event {
+      case .retry: await scheduler.cancel()
+      case .finished(let outcome): outcomes.append(outcome)
+      case .summary(let value): summary = value
+      default: break
+      }
+    }
+    #expect(outcomes.count == 50)
+    #expect(outcomes.allSatisfy { $0.status == .failed && $0.error?.code == .cancelled })
+    #expect(summary?.cancelled == true)
+    #expect(summary?.failed == 50)
+  }
+
+  @Test func a_401_reruns_the_auth_command_once_for_all_and_retries_without_spending_a_retry()
+    async throws
+  {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let counter = directory + "/runs"
+    let interceptor = CommandTokenInterceptor(
+      command:
+        "n=$(cat \(counter) 2>/dev/null || echo 0); n=$((n+1)); echo $n > \(counter); echo \" token$n \""
+    )
+    try await interceptor.prime()
+    let transport = ScriptedTransport { request, _ in
+      request.headers.value(for: "Authorization") == "Bearer token2"
+        ? .init(status: 200, body: [7]) : .init(status: 401)
+    }
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(
+        outputDirectory: directory, concurrency: 8, retries: 0, interceptor: interceptor))
+    var outcomes: [EntryOutcome] = []
+    for await event in scheduler.run((1...6).map { entry($0, "f\($0)") }) {
+      if case .finished(let outcome) = event { outcomes.append(outcome) }
+    }
+    #expect(outcomes.count == 6)
+    #expect(outcomes.allSatisfy { $0.status == .ok && $0.attempts == 1 })
+    let runs = try String(contentsOfFile: counter, encoding: .utf8)
+    #expect(runs.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+  }
+
+  @Test func a_second_401_fails_with_http_401() async throws {
+    let interceptor = CommandTokenInterceptor(command: "echo token")
+    let transport = ScriptedTransport { _, _ in .init(status: 401) }
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(outputDirectory: directory, retries: 3, interceptor: interceptor))
+    var outcome: EntryOutcome?
+    for await event in scheduler.run([entry(1, "a")]) {
+      if case .finished(let value) = event { outcome = value }
+    }
+    #expect(outcome?.error?.code == .http(401))
+    #expect(outcome?.attempts == 1)
+    #expect(transport.requests.count == 2)
+  }
+}
