@@ -41,7 +41,8 @@ public final class CurlTransport: Transport {
     maxHeaderBytes = options.maxHeaderBytes
     let loop = CurlLoop(
       multi: multi, mailbox: mailbox, settings: settings,
-      maxIdleHandles: max(1, options.maxConnections))
+      maxIdleHandles: max(1, options.maxConnections),
+      maxBytesPerSecond: options.maxBytesPerSecond)
     // The loop moves to its thread here; this thread keeps no reference to it.
     var handle = pthread_t()
     let created = pthread_create(
