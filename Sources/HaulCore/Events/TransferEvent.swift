@@ -92,14 +92,19 @@ public struct ProgressSnapshot: Sendable {
   public var bytes: Int64
   /// Bytes expected for the whole run where known (sum of sizes), else nil.
   public var expectedBytes: Int64?
+  /// Bytes of the run accounted for so far, to compare with `expectedBytes`: the length of
+  /// every finished entry (skipped and failed ones at their expected size), plus what the
+  /// transfers in flight hold, resumed prefixes included.
+  public var completedBytes: Int64
   public var active: [Active]
   /// Seconds since the run started.
   public var elapsed: Double
 
   public init(
     finished: Int, failed: Int, total: Int, bytes: Int64, expectedBytes: Int64?,
-    active: [Active], elapsed: Double
+    active: [Active], elapsed: Double, completedBytes: Int64 = 0
   ) {
+    self.completedBytes = completedBytes
     self.finished = finished
     self.failed = failed
     self.total = total

@@ -228,17 +228,25 @@ public actor Scheduler {
     active[id] = nil
   }
 
+  /// Counts a finished entry's length toward `ProgressSnapshot.completedBytes`.
+  func noteCompleted(bytes: Int64) {
+    tally.completedBytes += bytes
+  }
+
   private func snapshot() -> ProgressSnapshot {
     var inFlight: Int64 = 0
+    var present: Int64 = 0
     let list = active.sorted { $0.key < $1.key }.map { _, value in
       inFlight += value.1.moved
+      present += value.1.present
       return ProgressSnapshot.Active(entry: value.0, bytes: value.1.present)
     }
     return ProgressSnapshot(
       finished: tally.total, failed: tally.failed,
       total: max(options.expectedTotal ?? 0, tally.total + active.count),
       bytes: tally.bytes + inFlight,
-      expectedBytes: options.expectedBytes, active: list, elapsed: elapsed)
+      expectedBytes: options.expectedBytes, active: list, elapsed: elapsed,
+      completedBytes: tally.completedBytes + present)
   }
 }
 
@@ -248,6 +256,7 @@ struct Tally {
   var skipped = 0
   var failed = 0
   var bytes: Int64 = 0
+  var completedBytes: Int64 = 0
   var total: Int { succeeded + skipped + failed }
 
   mutating func add(_ outcome: EntryOutcome) {

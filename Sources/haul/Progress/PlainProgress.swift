@@ -27,7 +27,7 @@ final class PlainProgress: ProgressDisplay {
   func restoreTerminal() {}
 
   static func line(_ state: ProgressState) -> String {
-    var bytes = Format.bytes(state.bytes)
+    var bytes = Format.bytes(state.expectedBytes == nil ? state.bytes : state.completedBytes)
     if let expected = state.expectedBytes { bytes += " of " + Format.bytes(expected) }
     var line =
       "haul: \(Format.percent(state.fraction)), \(state.finished)/\(state.total) files, \(bytes), "

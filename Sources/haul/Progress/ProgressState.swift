@@ -11,6 +11,8 @@ struct ProgressState {
   var skipped = 0
   var failed = 0
   var bytes: Int64 = 0
+  /// Bytes of the run accounted for (finished files, resumed prefixes): against `expectedBytes`.
+  var completedBytes: Int64 = 0
   var expectedBytes: Int64?
   var elapsed: Double = 0
   var active: [ProgressSnapshot.Active] = []
@@ -30,6 +32,7 @@ struct ProgressState {
     case .progress(let snapshot):
       total = max(total, snapshot.total)
       bytes = snapshot.bytes
+      completedBytes = snapshot.completedBytes
       if let expected = snapshot.expectedBytes { expectedBytes = expected }
       elapsed = snapshot.elapsed
       active = snapshot.active.sorted { $0.entry.line < $1.entry.line }
@@ -56,7 +59,7 @@ struct ProgressState {
   var fraction: Double {
     if total > 0, finished >= total { return 1 }
     if let expected = expectedBytes, expected > 0 {
-      return min(1, Double(bytes) / Double(expected))
+      return min(1, Double(completedBytes) / Double(expected))
     }
     return total > 0 ? Double(finished) / Double(total) : 0
   }
@@ -66,6 +69,6 @@ struct ProgressState {
     if total > 0, finished >= total { return 0 }
     let rate = rate.bytesPerSecond
     guard let expected = expectedBytes, rate > 0 else { return nil }
-    return Double(max(0, expected - bytes)) / rate
+    return Double(max(0, expected - completedBytes)) / rate
   }
 }

@@ -27,7 +27,7 @@ struct TerminalFrame {
   }
 
   private func overall(_ state: ProgressState, width: Int) -> String {
-    var bytes = Format.bytes(state.bytes)
+    var bytes = Format.bytes(state.expectedBytes == nil ? state.bytes : state.completedBytes)
     if let expected = state.expectedBytes { bytes += " / " + Format.bytes(expected) }
     var stats =
       "\(state.finished)/\(state.total) files  \(bytes)  "
