@@ -4,7 +4,8 @@ import HaulCurl
 import Testing
 
 /// A quick check of `CurlTransport` against a real nginx started on 127.0.0.1 for each test:
-/// download with digest, 404 discarded, PUT upload, request headers, cancellation. The full
+/// download with digest, 404 discarded, PUT upload, request headers, `--max-rate`,
+/// cancellation. The full
 /// conformance suite runs every case through both transports; this one stays small.
 @Suite("CurlTransport smoke")
 struct CurlSmokeTests {
@@ -72,6 +73,25 @@ struct CurlSmokeTests {
     }
   }
 
+  @Test func maxRateHoldsADownloadBelowTheCap() async throws {
+    try await withSmokeServer(options: TransportOptions(maxBytesPerSecond: 256 * 1024)) {
+      server, transport in
+      let bytes = (0..<(1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+      try Data(bytes).write(to: server.root.appendingPathComponent("capped"))
+
+      let sink = CollectingSink()
+      let clock = ContinuousClock()
+      let started = clock.now
+      let response = try await transport.perform(
+        TransferRequest(url: server.url("/capped")), sink: sink)
+
+      // 1 MiB at 256 KiB/s with a 64 KiB burst needs 3.75 s; allow much slack below that.
+      #expect(clock.now - started > .seconds(2))
+      #expect(response.bodyBytes == Int64(bytes.count))
+      #expect(sink.digest() == SHA256.hex(of: bytes))
+    }
+  }
+
   @Test func cancellingTheTaskStopsASlowTransferPromptly() async throws {
     try await withSmokeServer { server, transport in
       try Data(count: 4 * 1024 * 1024).write(to: server.root.appendingPathComponent("big"))
@@ -96,10 +116,11 @@ struct CurlSmokeTests {
 
 /// Runs `body` with a fresh nginx and transport, and always shuts both down.
 private func withSmokeServer(
+  options: TransportOptions = TransportOptions(),
   _ body: (SmokeServer, CurlTransport) async throws -> Void
 ) async throws {
   let server = try SmokeServer()
-  let transport = CurlTransport()
+  let transport = CurlTransport(options: options)
   do {
     try await body(server, transport)
   } catch {

@@ -1,0 +1,144 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import HaulURLSession
+import Testing
+
+/// A quick check of `URLSessionTransport` against real nginx and the fault server; the
+/// shared conformance suite covers both transports in depth.
+@Suite struct URLSessionSmokeTests {
+  /// Runs `body` with a fresh transport and shuts it down afterwards.
+  private func withTransport<T>(
+    _ body: (URLSessionTransport) async throws -> T
+  ) async throws -> T {
+    let transport = URLSessionTransport()
+    do {
+      let result = try await body(transport)
+      await transport.shutdown()
+      return result
+    } catch {
+      await transport.shutdown()
+      throw error
+    }
+  }
+
+  @Test func downloads_exact_bytes_and_ranges_from_nginx() async throws {
+    try await NginxFixture.with { nginx in
+      let size: Int64 = 24 << 20
+      let sha = try nginx.createFile("big.bin", size: size, seed: 11)
+      let directory = try TemporaryDirectory()
+      defer { directory.remove() }
+      try await withTransport { transport in
+        let whole = try FileTestSink(path: directory.file("whole"))
+        let response = try await transport.perform(
+          TransferRequest(url: nginx.url("/big.bin")), sink: whole)
+        #expect(response.head.status == 200 && response.bodyBytes == size)
+        #expect(whole.finish() == sha)
+
+        // The sink keeps the file's first 1000 bytes and appends the 206 body after them.
+        let part = try FileTestSink(path: directory.file("whole"))
+        let ranged = try await transport.perform(
+          TransferRequest(url: nginx.url("/big.bin"), range: ByteRange(start: 1000, end: 1999)),
+          sink: part)
+        #expect(ranged.head.status == 206 && ranged.bodyBytes == 1000)
+        #expect(ranged.head.value(for: "Content-Range") == "bytes 1000-1999/\(size)")
+        #expect(part.finish() == TestContent.sha256(seed: 11, count: 2000))
+      }
+    }
+  }
+
+  @Test func returns_404_and_302_without_writing_their_bodies() async throws {
+    try await NginxFixture.with(tls: true) { nginx in
+      let directory = try TemporaryDirectory()
+      defer { directory.remove() }
+      try await withTransport { transport in
+        let missing = try FileTestSink(path: directory.file("missing"))
+        let notFound = try await transport.perform(
+          TransferRequest(url: nginx.url("/nope.bin")), sink: missing)
+        #expect(notFound.head.status == 404 && notFound.bodyBytes == 0)
+
+        let moved = try FileTestSink(path: directory.file("moved"))
+        let redirect = try await transport.perform(
+          TransferRequest(url: nginx.url("/to-https/x.bin")), sink: moved)
+        #expect(redirect.head.status == 302 && redirect.bodyBytes == 0)
+        #expect(redirect.head.value(for: "Location") == nginx.httpsURL("/x.bin").absoluteString)
+        #expect(missing.finish() == SHA256.hex(of: []) && moved.finish() == SHA256.hex(of: []))
+      }
+    }
+  }
+
+  @Test func uploads_a_file_with_put() async throws {
+    try await NginxFixture.with { nginx in
+      let directory = try TemporaryDirectory()
+      defer { directory.remove() }
+      let source = directory.file("source.bin")
+      let sha = try TestContent.writeFile(at: source, seed: 5, count: 3_000_000)
+      try await withTransport { transport in
+        let sink = try FileTestSink(path: directory.file("reply"))
+        let response = try await transport.perform(
+          TransferRequest(
+            url: nginx.url("/upload/u.bin"), method: "PUT",
+            body: RequestBody(path: source, length: 3_000_000)),
+          sink: sink)
+        #expect(response.head.status == 201 && response.sentBytes == 3_000_000)
+        #expect(sink.sentBytes == 3_000_000)
+      }
+      let stored = try #require(nginx.fileDigest("upload/u.bin"))
+      #expect(stored.length == 3_000_000 && stored.sha256 == sha)
+    }
+  }
+
+  @Test func asks_for_identity_encoding_and_fails_short_bodies_and_stalls() async throws {
+    let server = try FaultServer.started()
+    defer { server.stop() }
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    try await withTransport { transport in
+      let echo = try FileTestSink(path: directory.file("echo"))
+      _ = try await transport.perform(TransferRequest(url: server.url("/echo")), sink: echo)
+      #expect(server.requests.last?.value(for: "Accept-Encoding") == "identity")
+
+      let short = try FileTestSink(path: directory.file("short"))
+      let lie = server.dataURL("short", size: 100_000, seed: 1, options: ["lie": "500"])
+      let shortError = await #expect(throws: TransferError.self) {
+        try await transport.perform(TransferRequest(url: lie), sink: short)
+      }
+      #expect(shortError?.code == .protocol)
+
+      let stalled = try FileTestSink(path: directory.file("stalled"))
+      let stall = server.dataURL(
+        "stall", size: 100_000, seed: 2, options: ["stall": "1000", "stallSeconds": "10"])
+      let stallError = await #expect(throws: TransferError.self) {
+        try await transport.perform(TransferRequest(url: stall, stallTimeout: 1), sink: stalled)
+      }
+      #expect(stallError?.code == .timeout)
+
+      let headed = try FileTestSink(path: directory.file("headed"))
+      let big = server.dataURL("big", size: 10, seed: 3, options: ["bigHeaders": "280000"])
+      let headError = await #expect(throws: TransferError.self) {
+        try await transport.perform(TransferRequest(url: big), sink: headed)
+      }
+      #expect(headError?.code == .protocol)
+    }
+  }
+
+  @Test func cancelling_the_caller_stops_the_download_promptly() async throws {
+    let server = try FaultServer.started()
+    defer { server.stop() }
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    try await withTransport { transport in
+      let sink = try FileTestSink(path: directory.file("slow"))
+      let slow = server.dataURL("slow", size: 10_000_000, seed: 4, options: ["drip": "100000"])
+      let started = Date()
+      let work = Task { () throws(TransferError) -> TransferResponse in
+        try await transport.perform(TransferRequest(url: slow), sink: sink)
+      }
+      try await Task.sleep(for: .milliseconds(300))
+      work.cancel()
+      let result = await work.result
+      #expect(throws: TransferError(.cancelled, "cancelled")) { try result.get() }
+      #expect(Date().timeIntervalSince(started) < 10)
+    }
+  }
+}
