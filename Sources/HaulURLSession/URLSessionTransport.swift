@@ -32,6 +32,7 @@ public final class URLSessionTransport: Transport {
   private let delegate: URLSessionTransportDelegate
   private let delegateQueue: BoundedOperationQueue
   private let isShutDown = Mutex(false)
+  private let hostGate: HostGate
 
   /// Creates the transport and its session.
   ///
@@ -40,6 +41,7 @@ public final class URLSessionTransport: Transport {
   ///   `CURLMOPT_MAX_TOTAL_CONNECTIONS`); `extraCACertificates` cannot be applied.
   public init(options: TransportOptions = .init()) {
     self.options = options
+    hostGate = HostGate(limit: options.maxConnectionsPerHost)
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpCookieStorage = nil
     configuration.httpShouldSetCookies = false
@@ -60,6 +62,9 @@ public final class URLSessionTransport: Transport {
   public func perform(_ request: TransferRequest, sink: any ResponseSink)
     async throws(TransferError) -> TransferResponse
   {
+    let host = HostGate.key(for: request.url)
+    guard await hostGate.enter(host) else { throw TransferError(.cancelled, "cancelled") }
+    defer { hostGate.leave(host) }
     if Task.isCancelled { throw TransferError(.cancelled, "cancelled") }
     let task = try makeTask(for: request)
     let exchange = URLSessionExchange(

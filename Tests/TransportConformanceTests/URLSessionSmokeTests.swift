@@ -122,6 +122,36 @@ import Testing
     }
   }
 
+  @Test func a_request_waiting_for_a_connection_slot_does_not_time_out() async throws {
+    let server = try FaultServer.started()
+    defer { server.stop() }
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let transport = URLSessionTransport(options: TransportOptions(maxConnectionsPerHost: 1))
+    // Each download takes about 1.5 s; the second waits for the first's connection longer
+    // than its 1 s stall timeout.
+    let codes = await withTaskGroup(of: String.self) { group in
+      for index in 0..<2 {
+        group.addTask {
+          let url = server.dataURL(
+            "slot\(index)", size: 300_000, seed: UInt64(index), options: ["drip": "200000"])
+          do {
+            let sink = try FileTestSink(path: directory.file("slot\(index)"))
+            let response = try await transport.perform(
+              TransferRequest(url: url, stallTimeout: 1), sink: sink)
+            return "\(response.head.status)"
+          } catch {
+            return "\(error)"
+          }
+        }
+      }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+    await transport.shutdown()
+    #expect(codes == ["200", "200"])
+    #expect(server.maxInFlight(pathPrefix: "/data/slot") == 1)
+  }
+
   @Test func cancelling_the_caller_stops_the_download_promptly() async throws {
     let server = try FaultServer.started()
     defer { server.stop() }
