@@ -1,8 +1,9 @@
 import Foundation
 import HaulCore
 import HaulTestSupport
-import HaulURLSession
 import Testing
+
+@testable import HaulURLSession
 
 /// A quick check of `URLSessionTransport` against real nginx and the fault server; the
 /// shared conformance suite covers both transports in depth.
@@ -150,6 +151,22 @@ import Testing
     await transport.shutdown()
     #expect(codes == ["200", "200"])
     #expect(server.maxInFlight(pathPrefix: "/data/slot") == 1)
+  }
+
+  @Test func sorts_libcurl_messages_that_corelibs_reports_as_unknown() {
+    let cases: [(String, TransferError.Code)] = [
+      ("SSL certificate problem: self-signed certificate", .tls),
+      ("Could not resolve host: ssl.example.com", .connection),
+      ("Failed to connect to tls.example port 443 after 3 ms: No route to host", .connection),
+      ("transfer closed with 500 bytes remaining to read", .protocol),
+      ("Too large response headers: 307755 > 307200", .protocol),
+      ("Failed writing header", .protocol),
+      ("Resolving timed out after 5000 milliseconds", .timeout),
+      ("Send failure: Broken pipe", .connection),
+    ]
+    for (message, code) in cases {
+      #expect(TransferError.curlCategory(of: message) == code, "\(message)")
+    }
   }
 
   @Test func cancelling_the_caller_stops_the_download_promptly() async throws {
