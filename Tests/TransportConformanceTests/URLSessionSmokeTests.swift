@@ -1,8 +1,9 @@
 import Foundation
 import HaulCore
 import HaulTestSupport
-import HaulURLSession
 import Testing
+
+@testable import HaulURLSession
 
 /// A quick check of `URLSessionTransport` against real nginx and the fault server; the
 /// shared conformance suite covers both transports in depth.
@@ -119,6 +120,52 @@ import Testing
         try await transport.perform(TransferRequest(url: big), sink: headed)
       }
       #expect(headError?.code == .protocol)
+    }
+  }
+
+  @Test func a_request_waiting_for_a_connection_slot_does_not_time_out() async throws {
+    let server = try FaultServer.started()
+    defer { server.stop() }
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let transport = URLSessionTransport(options: TransportOptions(maxConnectionsPerHost: 1))
+    // Each download takes about 1.5 s; the second waits for the first's connection longer
+    // than its 1 s stall timeout.
+    let codes = await withTaskGroup(of: String.self) { group in
+      for index in 0..<2 {
+        group.addTask {
+          let url = server.dataURL(
+            "slot\(index)", size: 300_000, seed: UInt64(index), options: ["drip": "200000"])
+          do {
+            let sink = try FileTestSink(path: directory.file("slot\(index)"))
+            let response = try await transport.perform(
+              TransferRequest(url: url, stallTimeout: 1), sink: sink)
+            return "\(response.head.status)"
+          } catch {
+            return "\(error)"
+          }
+        }
+      }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+    await transport.shutdown()
+    #expect(codes == ["200", "200"])
+    #expect(server.maxInFlight(pathPrefix: "/data/slot") == 1)
+  }
+
+  @Test func sorts_libcurl_messages_that_corelibs_reports_as_unknown() {
+    let cases: [(String, TransferError.Code)] = [
+      ("SSL certificate problem: self-signed certificate", .tls),
+      ("Could not resolve host: ssl.example.com", .connection),
+      ("Failed to connect to tls.example port 443 after 3 ms: No route to host", .connection),
+      ("transfer closed with 500 bytes remaining to read", .protocol),
+      ("Too large response headers: 307755 > 307200", .protocol),
+      ("Failed writing header", .protocol),
+      ("Resolving timed out after 5000 milliseconds", .timeout),
+      ("Send failure: Broken pipe", .connection),
+    ]
+    for (message, code) in cases {
+      #expect(TransferError.curlCategory(of: message) == code, "\(message)")
     }
   }
 
