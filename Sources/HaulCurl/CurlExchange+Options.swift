@@ -75,8 +75,11 @@ extension CurlExchange {
     check(easy.set(CURLOPT_USERAGENT, "haul/0.1"))
     // Over HTTP/2 (https servers that offer it), wait for an opening connection and share it
     // rather than opening another: 16 parallel downloads used 1 connection instead of 8.
-    // HTTP/1.1 exchanges still open up to the per-host limit.
-    check(easy.set(CURLOPT_PIPEWAIT, 1))
+    // Only for https: plain http is always HTTP/1.1 here (no h2c), and there curl 7.88 would
+    // queue each exchange behind a busy connection instead of opening another.
+    if request.url.scheme == "https" {
+      check(easy.set(CURLOPT_PIPEWAIT, 1))
+    }
 
     check(configureMethod(easy))
     guard result == CURLE_OK else { return result }
