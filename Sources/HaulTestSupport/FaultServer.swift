@@ -59,6 +59,7 @@ public final class FaultServer: Sendable {
     var records: [RequestRecord] = []
     var hits: [String: Int] = [:]
     var uploads: [String: UploadRecord] = [:]
+    var bodyBytes: [String: Int64] = [:]
     var inFlight = 0
     var maxInFlight = 0
   }
