@@ -11,9 +11,11 @@ struct FaultRun {
   var events: [[String: Any]]
 
   /// Reads `report.json` in `directory` (and the `--events` lines) after `result`.
-  init(_ result: HaulResult, reportIn directory: TemporaryDirectory) throws {
+  init(
+    _ result: HaulResult, reportIn directory: TemporaryDirectory, named name: String = "report.json"
+  ) throws {
     self.result = result
-    let report = try jsonFile(directory.file("report.json"))
+    let report = try jsonFile(directory.file(name))
     let list = try #require(report["transfers"] as? [[String: Any]])
     var byLine: [Int: [String: Any]] = [:]
     for transfer in list { byLine[transfer["line"] as? Int ?? 0] = transfer }

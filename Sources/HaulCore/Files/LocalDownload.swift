@@ -65,6 +65,20 @@ public final class LocalDownload: @unchecked Sendable {
     }
   }
 
+  /// Fails with `disk_full` when the file system of the destination has fewer than `bytes`
+  /// bytes free (for unprivileged use): a download of known size that cannot fit fails
+  /// before its request is sent, instead of after filling the disk.
+  public func ensureRoom(for bytes: Int64) throws(TransferError) {
+    guard bytes > 0 else { return }
+    var info = statvfs()
+    guard fstatvfs(parent, &info) == 0 else { return }
+    let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(
+      by: UInt64(info.f_frsize))
+    guard !overflow, free < UInt64(bytes) else { return }
+    throw TransferError(
+      .diskFull, "\(path) needs \(bytes) more bytes, the disk has \(free) free")
+  }
+
   /// Opens the partial file for reading and writing, creating it, and emptying it when
   /// `truncate`. Refuses a symlink or anything but a regular file in its place.
   public func openPartial(truncate: Bool) throws(TransferError) -> Int32 {

@@ -207,6 +207,13 @@ struct EntryRunner: Sendable {
   private func download(
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter
   ) async -> Result<Success, Failure> {
+    if let size = entry.size {
+      do throws(TransferError) {
+        try local.ensureRoom(for: size - (local.partial()?.size ?? 0))
+      } catch {
+        return .failure(Failure(error: error))
+      }
+    }
     if maySegment(entry),
       let result = await downloadSegmented(entry, from: url, into: local, counter: counter)
     {
