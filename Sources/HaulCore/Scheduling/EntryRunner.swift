@@ -253,6 +253,7 @@ struct EntryRunner: Sendable {
     {
       resumeFrom = partial.size
       state.validator = validator
+      state.total = saved.total
     }
     let fd: Int32
     do throws(TransferError) {
