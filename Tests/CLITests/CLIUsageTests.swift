@@ -71,7 +71,7 @@ struct CLIUsageTests {
     (["run", "m.jsonl", "--header", "If-Range: x"], "is set by haul"),
     (["run", "m.jsonl", "--segments", "4"], "--segments other than 1 is not yet supported"),
     (["run", "m.jsonl", "--max-rate", "5M"], "--max-rate is not yet supported"),
-    (["run", "m.jsonl", "--shard", "0/2"], "--shard is not yet supported"),
+    (["run", "m.jsonl", "--shard", "2/2"], "--shard must be K/N with 0 <= K < N"),
     (["run", "m.jsonl", "--auth-command", "echo token"], "--auth-command is not yet supported"),
     (["run", "m.jsonl", "--cacert", "/no/such/ca.pem"], "--cacert '/no/such/ca.pem' is not"),
     (["run", "m.jsonl", "--report", "/no/such/dir/r.json"], "--report '/no/such/dir/r.json'"),

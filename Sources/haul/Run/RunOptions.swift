@@ -25,6 +25,8 @@ struct RunOptions: Sendable {
   var cacert: String?
   var fsync = false
   var failed: String?
+  /// `--shard K/N`: run only the entries of this shard.
+  var shard: Shard?
 
   /// Reads and checks `parsed`; options that haul does not implement yet are refused rather
   /// than silently ignored.
@@ -32,7 +34,7 @@ struct RunOptions: Sendable {
     let values = OptionValues(command: "run")
     manifest = try RunOptions.manifestArgument(parsed, command: "run")
 
-    for option in ["max-rate", "shard", "auth-command"] where parsed.has(option) {
+    for option in ["max-rate", "auth-command"] where parsed.has(option) {
       throw UsageError("--\(option) is not yet supported", command: "run")
     }
     if let text = parsed.value("segments"),
@@ -72,6 +74,13 @@ struct RunOptions: Sendable {
     }
     failed = try parsed.value("failed").map { (path) throws(UsageError) in
       try RunOptions.outputFile("failed", path, command: "run")
+    }
+    if let text = parsed.value("shard") {
+      guard let value = Shard(text) else {
+        throw UsageError(
+          "--shard must be K/N with 0 <= K < N (e.g. 0/4), not '\(text)'", command: "run")
+      }
+      shard = value
     }
     events = parsed.has("events")
     quiet = parsed.has("quiet")
