@@ -31,7 +31,7 @@ enum Commands {
         help: "smaller downloads are never split"),
       OptionSpec(
         "max-rate", value: "RATE",
-        help: "(not yet supported) overall cap in bytes per second, e.g. 50M"),
+        help: "overall cap in bytes per second over all transfers, e.g. 50M"),
       OptionSpec(
         "timeout", value: "SECONDS", default: "30",
         help: "a transfer that moves no byte this long fails"),

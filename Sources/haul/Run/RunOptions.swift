@@ -16,6 +16,8 @@ struct RunOptions: Sendable {
   var transport = TransportChoice.curl
   var retries = 5
   var segments = 1
+  /// `--max-rate`, in bytes per second over all transfers.
+  var maxRate: Double?
   var minSegmentSize: Int64 = 8 << 20
   /// `--auth-command`: run for a bearer token (its output is a secret).
   var authCommand: String?
@@ -31,14 +33,15 @@ struct RunOptions: Sendable {
   /// `--shard K/N`: run only the entries of this shard.
   var shard: Shard?
 
-  /// Reads and checks `parsed`; options that haul does not implement yet are refused rather
-  /// than silently ignored.
+  /// Reads and checks `parsed`.
   init(_ parsed: ParsedArguments) throws(UsageError) {
     let values = OptionValues(command: "run")
     manifest = try RunOptions.manifestArgument(parsed, command: "run")
 
-    for option in ["max-rate"] where parsed.has(option) {
-      throw UsageError("--\(option) is not yet supported", command: "run")
+    if let text = parsed.value("max-rate") {
+      let rate = try values.size("max-rate", text)
+      guard rate > 0 else { throw UsageError("--max-rate must be more than 0", command: "run") }
+      maxRate = Double(rate)
     }
     if let text = parsed.value("segments") {
       segments = try values.count("segments", text, in: 1...64)
@@ -118,7 +121,8 @@ struct RunOptions: Sendable {
   /// The options the transport is created with.
   var transportOptions: TransportOptions {
     TransportOptions(
-      maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert)
+      maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert,
+      maxBytesPerSecond: maxRate)
   }
 
   /// The single MANIFEST argument.
