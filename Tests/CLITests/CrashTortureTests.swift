@@ -64,9 +64,9 @@ struct CrashTortureTests {
     transport: String
   ) async throws {
     defer { cleanUp() }
-    let size: Int64 = 8 << 20
+    let size: Int64 = 4 << 20
     let lines = [
-      try dataLine(server, "torture", size: size, seed: 70, options: ["drip": "\(4 << 20)"])
+      try dataLine(server, "torture", size: size, seed: 70, options: ["drip": "\(2 << 20)"])
     ]
     try writeManifest(lines, in: directory)
     let arguments = runArguments(transport, ["--retries", "0"])
@@ -74,7 +74,7 @@ struct CrashTortureTests {
     let path = "/data/torture"
 
     var durable: Int64 = 0
-    let positions: [Int64] = [1 << 20, 3 << 20 + 12_345, 5 << 20]
+    let positions: [Int64] = [512 << 10, 3 << 19 + 12_345, 5 << 19]
     for position in positions {
       let before = server.requests.count
       let sentAtDeath = try await runAndKill(
@@ -116,8 +116,8 @@ struct CrashTortureTests {
     transport: String, tampering: Tampering
   ) async throws {
     defer { cleanUp() }
-    let size: Int64 = 2 << 20
-    let options = ["drip": "\(3 << 20)"]
+    let size: Int64 = 1 << 20
+    let options = ["drip": "\(3 << 19)"]
     let first = try dataLine(
       server, "tampered", size: size, seed: 71, options: options, declareDigest: false)
     try writeManifest([first], in: directory)
@@ -126,7 +126,7 @@ struct CrashTortureTests {
     let partial = directory.file("out/tampered.bin.haul-partial")
 
     _ = try await runAndKill(
-      arguments, path: "/data/tampered", at: 700_000, resumedFrom: 0, partial: partial)
+      arguments, path: "/data/tampered", at: 300_000, resumedFrom: 0, partial: partial)
     #expect(fileSize(partial) > 0)
     let saved = try Data(contentsOf: URL(fileURLWithPath: state))
     #expect(ResumeState.decode(Array(saved)) != nil)
@@ -166,19 +166,19 @@ struct CrashTortureTests {
     async throws
   {
     defer { cleanUp() }
-    let size: Int64 = 4 << 20
+    let size: Int64 = 2 << 20
     let lines = [
-      try dataLine(server, "segmented", size: size, seed: 72, options: ["drip": "\(512 << 10)"])
+      try dataLine(server, "segmented", size: size, seed: 72, options: ["drip": "\(256 << 10)"])
     ]
     try writeManifest(lines, in: directory)
     let arguments = runArguments(
-      transport, ["--segments", "4", "--min-segment-size", "1M", "--retries", "0"])
+      transport, ["--segments", "4", "--min-segment-size", "512K", "--retries", "0"])
     let partial = directory.file("out/segmented.bin.haul-partial")
     let stateFile = directory.file("out/segmented.bin.haul-state")
 
-    // Four segments at 512 KiB/s each: killed after about 1.5 s, once state was saved.
+    // Four segments at 256 KiB/s each: killed after about 1.5 s, once state was saved.
     _ = try await runAndKill(
-      arguments, path: "/data/segmented", at: 3 << 20, resumedFrom: 0, partial: partial)
+      arguments, path: "/data/segmented", at: 3 << 19, resumedFrom: 0, partial: partial)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: stateFile))
     let state = try #require(ResumeState.decode(Array(bytes)))
     let segments = try #require(state.segments)

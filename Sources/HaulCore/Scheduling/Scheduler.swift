@@ -149,10 +149,13 @@ public actor Scheduler {
   }
 
   /// Records the status a host answered: a 429 or 503 makes haul polite to it.
+  /// The host is held for its `Retry-After`, capped as the entries' own delays are (a server
+  /// asking for a day must not hold the host past the retry that follows in 10 minutes).
   func noteAnswer(host: String, status: Int, retryAfter: Double?) {
     contacted.insert(host)
     if status == 429 || status == 503 {
-      admission.throttled(host: host, retryAfter: retryAfter, now: now)
+      let hold = retryAfter.map { min($0, retryPolicy.retryAfterCap) }
+      admission.throttled(host: host, retryAfter: hold, now: now)
     }
   }
 
