@@ -187,8 +187,7 @@ public actor Scheduler {
 
   // MARK: Connectivity
 
-  /// Called when an attempt to `origin` failed with a connection error, a stall or a cut
-  /// body (`EntryRunner.mayBeOutage`). When the host had
+  /// Called when an attempt to `origin` failed with a connection error. When the host had
   /// answered earlier in this run and does not accept connections now, it is down: nothing
   /// new starts there, one probe retries with backoff, and this returns `true` once the host
   /// is back (the attempt then does not count against the entry's retries). Returns `false`
