@@ -66,6 +66,10 @@ private struct FaultExchange {
     if request.hasBody && (!isUpload || divertsUpload) {
       guard connection.readBody(of: request, { _ in true }) else { return false }
     }
+    if let limit = int("throttle") {
+      guard server.enterThrottled(limit: Int(limit)) else { return sendThrottled() }
+    }
+    defer { if options["throttle"] != nil { server.leaveThrottled() } }
     if let wait = double("wait"), !pause(wait) { return false }
     if faulty, let status = int("status") {
       var headers: [(String, String)] = []
@@ -95,9 +99,10 @@ private struct FaultExchange {
   private func data(name: String) -> Bool {
     let size = int("size") ?? 0
     let changing = options["etag"] == "changing"
-    let generationOfContent = changing ? UInt64(hit) : 0
+    let changed = int("changeAfter").map { Int64(hit) >= $0 } ?? false
+    let generationOfContent = changing ? UInt64(hit) : changed ? 1 : 0
     let baseSeed = options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name)
-    let seed = changing ? FaultServer.changingSeed(baseSeed, hit: hit) : baseSeed
+    let seed = FaultServer.changingSeed(baseSeed, hit: Int(generationOfContent))
     let etag = "\"\(String(seed, radix: 16))-\(size)\""
     let lastModified = Self.httpDate(
       Date(timeIntervalSince1970: 1_704_067_200 + Double(generationOfContent) * 60))
@@ -211,6 +216,13 @@ private struct FaultExchange {
     }
     text += "\r\n"
     return connection.send(text)
+  }
+
+  /// The `throttle` answer: 429, with `Retry-After` when the request asked for one.
+  private func sendThrottled() -> Bool {
+    var headers: [(String, String)] = []
+    if let retryAfter = options["retryAfter"] { headers.append(("Retry-After", retryAfter)) }
+    return sendSmall(status: 429, headers: headers, body: "too many requests in flight\n")
   }
 
   private func sendSmall(status: Int, headers: [(String, String)], body: String) -> Bool {
