@@ -71,6 +71,10 @@ private struct FaultExchange {
     }
     defer { if options["throttle"] != nil { server.leaveThrottled() } }
     if let wait = double("wait"), !pause(wait) { return false }
+    if let digest = options["bearer"], !bearerMatches(digest) {
+      return sendSmall(
+        status: 401, headers: [("WWW-Authenticate", "Bearer")], body: "unauthorized\n")
+    }
     if faulty, let status = int("status") {
       var headers: [(String, String)] = []
       if let retryAfter = options["retryAfter"] { headers.append(("Retry-After", retryAfter)) }
@@ -291,6 +295,14 @@ private struct FaultExchange {
     guard let validator = request.value(for: "If-Range") else { return true }
     if validator.hasPrefix("\"") { return validator == etag }
     return validator == date
+  }
+
+  /// Whether the request's bearer token has the SHA-256 `digest` (hex).
+  private func bearerMatches(_ digest: String) -> Bool {
+    guard let value = request.value(for: "Authorization"), value.hasPrefix("Bearer ") else {
+      return false
+    }
+    return SHA256.hex(of: Array(value.dropFirst(7).utf8)) == digest
   }
 
   /// This URL with its `hop` query parameter incremented, as an absolute URL.

@@ -39,6 +39,9 @@ import Synchronization
 ///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
 ///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
 ///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`).
+/// - `bearer=H`: 401 (with `WWW-Authenticate: Bearer`) unless the request carries
+///   `Authorization: Bearer T` where T's SHA-256 is H (hex; the URL never holds the token):
+///   a token that expired, for credential refresh tests.
 /// - `throttle=K&retryAfter=V`: a server that throttles busy clients: 429 (with
 ///   `Retry-After: V`) whenever more than K requests carrying `throttle` would be in
 ///   flight at once, this one included; see `FaultServer+Throttle.swift`.
