@@ -188,7 +188,9 @@ extension TransportConformance {
           task.cancel()
           let result = await task.result
           let elapsed = ContinuousClock.now - cancelled
-          #expect(elapsed < .seconds(5), "cancellation took \(elapsed)")
+          // Generous: under a loaded test process URLSession shares one work queue; the
+          // transfer itself would take over 8 minutes.
+          #expect(elapsed < .seconds(30), "cancellation took \(elapsed)")
           switch result {
           case .success(let response):
             Issue.record("expected cancelled, got status \(response.head.status)")

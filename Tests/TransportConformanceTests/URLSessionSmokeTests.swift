@@ -185,7 +185,9 @@ import Testing
       work.cancel()
       let result = await work.result
       #expect(throws: TransferError(.cancelled, "cancelled")) { try result.get() }
-      #expect(Date().timeIntervalSince(started) < 10)
+      // Generous (a loaded test process shares one URLSession work queue); the whole
+      // transfer would take 100 s.
+      #expect(Date().timeIntervalSince(started) < 30)
     }
   }
 }

@@ -153,11 +153,15 @@ struct EntryRunner: Sendable {
     return ""
   }
 
+  /// The size of an upload's file (symlinks followed, as the manifest allows).
   private func uploadLength(_ entry: ManifestEntry) -> Int64? {
-    guard entry.operation == .upload, let status = try? directory.status(of: entry.path) else {
-      return nil
-    }
-    return status.size
+    var info = stat()
+    guard entry.operation == .upload, stat(uploadPath(entry), &info) == 0 else { return nil }
+    return Int64(info.st_size)
+  }
+
+  private func uploadPath(_ entry: ManifestEntry) -> String {
+    options.outputDirectory + "/" + entry.path
   }
 
   func request(_ entry: ManifestEntry, _ url: URL) -> TransferRequest {
@@ -310,7 +314,7 @@ struct EntryRunner: Sendable {
   private func upload(_ entry: ManifestEntry, to url: URL, counter: ProgressCounter) async
     -> Result<Success, Failure>
   {
-    let path = options.outputDirectory + "/" + entry.path
+    let path = uploadPath(entry)
     var info = stat()
     guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       return .failure(Failure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
