@@ -60,8 +60,8 @@ struct SegmentTests {
   func a_killed_download_resumes_each_segment_where_it_stopped(transport: String) async throws {
     defer { cleanUp() }
     let size: Int64 = 8 << 20
-    // About 1 MB/s per segment: each 2 MiB segment takes two seconds.
-    let url = server.dataURL("slow", size: size, seed: 62, options: ["drip": "1000000"])
+    // About 500 KB/s per segment: each 2 MiB segment takes four seconds.
+    let url = server.dataURL("slow", size: size, seed: 62, options: ["drip": "500000"])
     let sha = TestContent.sha256(seed: 62, count: size)
     try writeManifest(
       [
@@ -78,7 +78,7 @@ struct SegmentTests {
     // Given a run killed once every segment has saved some progress,
     let running = try HaulBinary.start(arguments, in: directory)
     let statePath = directory.file("out/slow.bin.haul-state")
-    for _ in 0..<200 {
+    for _ in 0..<800 where running.process.isRunning {
       if let segments = Self.savedSegments(statePath), segments.count == 4,
         segments.allSatisfy({ $0.next > $0.start })
       {
@@ -86,6 +86,7 @@ struct SegmentTests {
       }
       try await Task.sleep(for: .milliseconds(25))
     }
+    #expect(running.process.isRunning, "haul ended before it could be killed mid-way")
     running.send(SIGKILL)
     _ = try await running.finish(timeout: 10)
     let saved = try #require(Self.savedSegments(statePath))
