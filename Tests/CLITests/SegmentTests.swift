@@ -86,9 +86,10 @@ struct SegmentTests {
       }
       try await Task.sleep(for: .milliseconds(25))
     }
-    #expect(running.process.isRunning, "haul ended before it could be killed mid-way")
+    let killedMidWay = running.process.isRunning
     running.send(SIGKILL)
-    _ = try await running.finish(timeout: 10)
+    let killed = try await running.finish(timeout: 10)
+    #expect(killedMidWay, "haul ended before it could be killed mid-way: \(killed.stderr)")
     let saved = try #require(Self.savedSegments(statePath))
     #expect(saved.count == 4)
     #expect(saved.allSatisfy { $0.next > $0.start })
