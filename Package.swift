@@ -28,6 +28,8 @@ let package = Package(
 
     // Test doubles and fixtures: fault-injecting server, nginx, fake transport.
     .target(name: "HaulTestSupport", dependencies: ["HaulCore"]),
+    // The fault server on its own, for the soak (`Benchmarks/soak/run`) and manual tests.
+    .executableTarget(name: "haul-fault-server", dependencies: ["HaulTestSupport"]),
 
     .testTarget(name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"]),
     .testTarget(

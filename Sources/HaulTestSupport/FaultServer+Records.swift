@@ -71,6 +71,17 @@ extension FaultServer {
     }
   }
 
+  /// Counts `count` body bytes handed to the kernel for a request to `path`.
+  func countBody(_ path: String, _ count: Int64) {
+    shared.withLock { $0.bodyBytes[path, default: 0] += count }
+  }
+
+  /// How many `/data` body bytes this server has sent for `path` (over every request and
+  /// connection): what a client can at most have received, for crash tests.
+  public func bodyBytesSent(path: String) -> Int64 {
+    shared.withLock { $0.bodyBytes[path] ?? 0 }
+  }
+
   func storeUpload(_ record: UploadRecord, name: String) {
     shared.withLock { $0.uploads[name] = record }
   }

@@ -277,6 +277,7 @@ private struct FaultExchange {
         guard connection.send(UnsafeRawBufferPointer(slice)) else { return false }
       }
       sent += piece
+      server.countBody(request.path, piece)
       if let drip, !pause(Double(piece) / Double(drip)) { return false }
     }
     if let dropAfter, sent >= dropAfter { return false }

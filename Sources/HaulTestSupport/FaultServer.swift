@@ -66,6 +66,7 @@ public final class FaultServer: Sendable {
     var records: [RequestRecord] = []
     var hits: [String: Int] = [:]
     var uploads: [String: UploadRecord] = [:]
+    var bodyBytes: [String: Int64] = [:]
     var inFlight = 0
     var maxInFlight = 0
     /// Requests with a `throttle` option being answered (see `FaultServer+Throttle.swift`).
@@ -128,10 +129,12 @@ public final class FaultServer: Sendable {
       guard s.running else { return -1 }
       s.running = false
       s.generation &+= 1
-      for fd in s.connections { shutdown(fd, Int32(SHUT_RDWR)) }
+      // The listener first, as when a server dies: a client whose connection is cut finds
+      // nothing accepting.
       let listener = s.listener
       s.listener = -1
       shutdown(listener, Int32(SHUT_RDWR))
+      for fd in s.connections { shutdown(fd, Int32(SHUT_RDWR)) }
       return listener
     }
     guard listener >= 0 else { return }

@@ -71,7 +71,7 @@ struct CLIUsageTests {
     (["run", "m.jsonl", "--header", "If-Range: x"], "is set by haul"),
     (["run", "m.jsonl", "--segments", "0"], "--segments must be a whole number from 1 to 64"),
     (["run", "m.jsonl", "--max-rate", "0"], "--max-rate must be more than 0"),
-    (["run", "m.jsonl", "--shard", "0/2"], "--shard is not yet supported"),
+    (["run", "m.jsonl", "--shard", "2/2"], "--shard must be K/N with 0 <= K < N"),
     (["run", "m.jsonl", "--auth-command", " "], "--auth-command needs a command"),
     (["run", "m.jsonl", "--cacert", "/no/such/ca.pem"], "--cacert '/no/such/ca.pem' is not"),
     (["run", "m.jsonl", "--report", "/no/such/dir/r.json"], "--report '/no/such/dir/r.json'"),

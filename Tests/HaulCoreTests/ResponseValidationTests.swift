@@ -12,6 +12,8 @@ struct ResponseValidationTests {
     var requested: ByteRange?
     var expectedSize: Int64?
     var plan: Plan
+    /// The total the resume state recorded for the partial file.
+    var knownTotal: Int64? = nil
     var testDescription: String { name }
   }
 
@@ -70,6 +72,66 @@ struct ResponseValidationTests {
       headers: [HTTPField("Content-Length", "11")], requested: nil, expectedSize: 10,
       plan: .fail(TransferError(.sizeMismatch, "server has 11 bytes, expected 10"))),
     Case(
+      name: "206 whose total changed since the partial was saved starts over", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-11/12"), HTTPField("Content-Length", "8")],
+      requested: ByteRange(start: 4), expectedSize: nil, plan: .restart, knownTotal: 10),
+    Case(
+      name: "206 whose total is still the saved one appends", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/10")], requested: ByteRange(start: 4),
+      expectedSize: nil, plan: .write(offset: 4, total: 10, restart: false), knownTotal: 10),
+    Case(
+      name: "206 with an unknown total appends", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/*")], requested: ByteRange(start: 4),
+      expectedSize: nil, plan: .write(offset: 4, total: nil, restart: false)),
+    Case(
+      name: "206 whose Content-Length disagrees with its Content-Range is refused", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/10"), HTTPField("Content-Length", "5")],
+      requested: ByteRange(start: 4), expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "Content-Length does not match Content-Range"))),
+    Case(
+      name: "206 with a Content-Range past its own total is refused", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-10/10")], requested: ByteRange(start: 4),
+      expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "206 answer without a valid Content-Range"))),
+    Case(
+      name: "206 to a bounded range ending elsewhere is refused", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/20")],
+      requested: ByteRange(start: 4, end: 7), expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "Content-Range ends at 9, expected 7"))),
+    Case(
+      name: "multipart/byteranges to a request without Range is refused", status: 206,
+      headers: [HTTPField("Content-Type", "Multipart/ByteRanges; boundary=x")], requested: nil,
+      expectedSize: nil,
+      plan: .fail(TransferError(.protocol, "unexpected multipart/byteranges response"))),
+    Case(
+      name: "416 whose total changed since the partial was saved starts over", status: 416,
+      headers: [HTTPField("Content-Range", "bytes */10")], requested: ByteRange(start: 10),
+      expectedSize: nil, plan: .restart, knownTotal: 20),
+    Case(
+      name: "416 with the partial shorter than the remote starts over", status: 416,
+      headers: [HTTPField("Content-Range", "bytes */20")], requested: ByteRange(start: 10),
+      expectedSize: nil, plan: .restart),
+    Case(
+      name: "416 without a Content-Range starts over", status: 416, headers: [],
+      requested: ByteRange(start: 10), expectedSize: nil, plan: .restart),
+    Case(
+      name: "416 whose total is not the expected size fails", status: 416,
+      headers: [HTTPField("Content-Range", "bytes */12")], requested: ByteRange(start: 12),
+      expectedSize: 10,
+      plan: .fail(TransferError(.sizeMismatch, "server has 12 bytes, expected 10"))),
+    Case(
+      name: "416 to a request without Range is discarded", status: 416,
+      headers: [HTTPField("Content-Range", "bytes */10")], requested: nil, expectedSize: nil,
+      plan: .discard),
+    Case(
+      name: "200 to a range request whose length is not the expected size fails", status: 200,
+      headers: [HTTPField("Content-Length", "12")], requested: ByteRange(start: 4),
+      expectedSize: 10,
+      plan: .fail(TransferError(.sizeMismatch, "server has 12 bytes, expected 10"))),
+    Case(
+      name: "200 without a length writes from zero, total unknown", status: 200, headers: [],
+      requested: nil, expectedSize: 10, plan: .write(offset: 0, total: nil, restart: false)),
+    Case(
       name: "404 is discarded", status: 404, headers: [], requested: nil, expectedSize: nil,
       plan: .discard),
     Case(
@@ -82,8 +144,8 @@ struct ResponseValidationTests {
     let head = ResponseHead(status: example.status, headers: example.headers)
     #expect(
       ResponseValidation.plan(
-        for: head, requested: example.requested, expectedSize: example.expectedSize)
-        == example.plan)
+        for: head, requested: example.requested, expectedSize: example.expectedSize,
+        knownTotal: example.knownTotal) == example.plan)
   }
 
   @Test func weak_etags_are_never_used_as_validators() {

@@ -38,4 +38,15 @@ struct ShardTests {
     #expect(Shard("1/0") == nil)
     #expect(Shard("x") == nil)
   }
+
+  @Test func names_differing_only_in_case_spread_over_power_of_two_shards() {
+    let shards = (0..<4).map { Shard(index: $0, count: 4)! }
+    var used = Set<Int>()
+    for name in ["data.bin", "Data.bin", "DATA.bin", "dAta.bin", "daTa.bin", "datA.bin"] {
+      var e = entry(0)
+      e.path = name
+      used.insert(shards.first { $0.contains(e) }!.index)
+    }
+    #expect(used.count > 1)
+  }
 }

@@ -48,7 +48,8 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
 
   public func receive(head: ResponseHead) throws(TransferError) -> Bool {
     let plan = ResponseValidation.plan(
-      for: head, requested: requested, expectedSize: expectedSize)
+      for: head, requested: requested, expectedSize: expectedSize,
+      knownTotal: requested == nil ? nil : stateTemplate.total)
     self.plan = plan
     switch plan {
     case .write(let offset, let total, let restart):

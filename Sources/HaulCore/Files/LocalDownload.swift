@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -8,12 +10,16 @@
 /// (`NAME.haul-partial`) and its resume state (`NAME.haul-state`), all reached through the
 /// parent folder's descriptor without following symlinks.
 ///
-/// Owned by the one task running the entry; not shared.
+/// Owned by the one task running the entry; a segmented download's periodic state saver may
+/// call `writeState` concurrently, so state writes and `finish` are serialized by a lock, and
+/// a state write after `finish` is dropped (it would outlive the finished file).
 public final class LocalDownload: @unchecked Sendable {
   public let path: String
   private let parent: Int32
   private let leaf: String
   private let durable: Bool
+  /// Whether `finish` put the file in place; guards every state write.
+  private let finished = Mutex(false)
 
   public var partialName: String { leaf + ".haul-partial" }
   public var stateName: String { leaf + ".haul-state" }
@@ -45,8 +51,16 @@ public final class LocalDownload: @unchecked Sendable {
     return ResumeState.decode(Array(bytes[..<count]))
   }
 
-  /// Replaces the resume state atomically (a temporary file renamed over it).
+  /// Replaces the resume state atomically (a temporary file renamed over it); does nothing
+  /// once the file is finished.
   public func writeState(_ state: ResumeState) throws(TransferError) {
+    try finished.withLock { finished throws(TransferError) in
+      guard !finished else { return }
+      try replaceState(state)
+    }
+  }
+
+  private func replaceState(_ state: ResumeState) throws(TransferError) {
     let temporary = stateName + ".tmp"
     let fd = openat(
       parent, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
@@ -63,6 +77,20 @@ public final class LocalDownload: @unchecked Sendable {
     guard renameat(parent, temporary, parent, stateName) == 0 else {
       throw FileErrors.error(errno, "cannot write resume state of \(path)")
     }
+  }
+
+  /// Fails with `disk_full` when the file system of the destination has fewer than `bytes`
+  /// bytes free (for unprivileged use): a download of known size that cannot fit fails
+  /// before its request is sent, instead of after filling the disk.
+  public func ensureRoom(for bytes: Int64) throws(TransferError) {
+    guard bytes > 0 else { return }
+    var info = statvfs()
+    guard fstatvfs(parent, &info) == 0 else { return }
+    let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(
+      by: UInt64(info.f_frsize))
+    guard !overflow, free < UInt64(bytes) else { return }
+    throw TransferError(
+      .diskFull, "\(path) needs \(bytes) more bytes, the disk has \(free) free")
   }
 
   /// Opens the partial file for reading and writing, creating it, and emptying it when
@@ -83,10 +111,13 @@ public final class LocalDownload: @unchecked Sendable {
   /// data is fsync'ed before the rename and the folder after it.
   public func finish(partial fd: Int32) throws(TransferError) {
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
-    guard renameat(parent, partialName, parent, leaf) == 0 else {
-      throw FileErrors.error(errno, "cannot move \(path) into place")
+    try finished.withLock { finished throws(TransferError) in
+      guard renameat(parent, partialName, parent, leaf) == 0 else {
+        throw FileErrors.error(errno, "cannot move \(path) into place")
+      }
+      finished = true
+      unlinkat(parent, stateName, 0)
     }
-    unlinkat(parent, stateName, 0)
     if durable { fsync(parent) }
   }
 

@@ -20,15 +20,19 @@ public enum ResponseValidation {
   }
 
   /// The plan for `head`, the answer to a request for `requested` (nil: the whole resource),
-  /// where the manifest expects `expectedSize` bytes (if given).
+  /// where the manifest expects `expectedSize` bytes (if given) and the partial file was
+  /// saved as a prefix of a resource of `knownTotal` bytes (if known): a range answer whose
+  /// total differs belongs to another version, and the download starts over.
   public static func plan(
-    for head: ResponseHead, requested: ByteRange?, expectedSize: Int64?
+    for head: ResponseHead, requested: ByteRange?, expectedSize: Int64?,
+    knownTotal: Int64? = nil
   ) -> Plan {
     if head.status == 416, let requested {
       guard let total = ContentRange.unsatisfiedTotal(head.value(for: "Content-Range")) else {
         return .restart
       }
       if let expectedSize, total != expectedSize { return sizeMismatch(total, expectedSize) }
+      if let knownTotal, total != knownTotal { return .restart }
       return requested.start == total ? .complete(total: total) : .restart
     }
     guard (200..<300).contains(head.status) else { return .discard }
@@ -58,6 +62,7 @@ public enum ResponseValidation {
     }
     if let total = range.total {
       if let expectedSize, total != expectedSize { return sizeMismatch(total, expectedSize) }
+      if let knownTotal, total != knownTotal { return .restart }
       let wantedEnd = min(requested.end ?? (total - 1), total - 1)
       guard range.end == wantedEnd else {
         return .fail(

@@ -109,7 +109,11 @@ public struct AdmissionState: Sendable {
 
   /// When something may change without a transfer ending (a hold expires, a limit grows),
   /// if anything waits for it.
+  ///
+  /// The scheduler asks after every finished attempt while transfers wait, so the common
+  /// case (no host held or reduced) returns at once instead of hashing every waiting host.
   public func nextChange(now: Double) -> Double? {
+    guard !blockedUntil.isEmpty || !reduced.isEmpty else { return nil }
     let hosts = Set(waiting.map(\.host))
     var earliest: Double?
     for host in hosts {

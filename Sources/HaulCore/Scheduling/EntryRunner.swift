@@ -19,6 +19,8 @@ struct EntryRunner: Sendable {
   struct Failure: Error {
     var error: TransferError
     var retryAfter: Double?
+    /// Whether the server sent a response head before the failure (it was reachable).
+    var answered = false
   }
 
   /// What a successful attempt produced.
@@ -95,9 +97,12 @@ struct EntryRunner: Sendable {
           break sources
         case .failure(let failure):
           lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
+          if failure.answered { await scheduler.noteContact(host: host) }
           if let status = lastError.code.httpStatus {
             await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
-          } else if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
+          } else if Self.mayBeOutage(lastError.code),
+            await scheduler.hostUnreachable(Origin(url))
+          {
             attemptOfSource -= 1
             events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
             continue
@@ -138,6 +143,13 @@ struct EntryRunner: Sendable {
       outcome.error = lastError
     }
     return outcome
+  }
+
+  /// Whether a failure with `code` may come from the host (or the network) going away: a
+  /// refused or reset connection, a stall, or a body cut short. The scheduler then checks
+  /// whether the host still accepts connections before the attempt is charged.
+  static func mayBeOutage(_ code: TransferError.Code) -> Bool {
+    code == .connection || code == .timeout || code == .protocol
   }
 
   /// The destination's digest ("" when none was computed) when the entry is already
@@ -199,6 +211,13 @@ struct EntryRunner: Sendable {
   private func download(
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter
   ) async -> Result<Success, Failure> {
+    if let size = entry.size {
+      do throws(TransferError) {
+        try local.ensureRoom(for: size - (local.partial()?.size ?? 0))
+      } catch {
+        return .failure(Failure(error: error))
+      }
+    }
     if maySegment(entry),
       let result = await downloadSegmented(entry, from: url, into: local, counter: counter)
     {
@@ -238,6 +257,7 @@ struct EntryRunner: Sendable {
     {
       resumeFrom = partial.size
       state.validator = validator
+      state.total = saved.total
     }
     let fd: Int32
     do throws(TransferError) {
@@ -266,7 +286,8 @@ struct EntryRunner: Sendable {
     do throws(TransferError) {
       response = try await send(request, for: entry, sink: sink)
     } catch {
-      return .failure(Failure(error: error))
+      if error.code == .sizeMismatch { local.discardPartial() }
+      return .failure(Failure(error: error, answered: sink.plan != nil))
     }
     let length: Int64
     switch sink.plan {

@@ -156,6 +156,12 @@ public actor Scheduler {
     }
   }
 
+  /// Records that `host` sent a response head (even when the attempt then failed): it was
+  /// reachable in this run, so a later refusal is an outage to wait out.
+  func noteContact(host: String) {
+    contacted.insert(host)
+  }
+
   private func admit(_ tickets: [Int]) {
     for ticket in tickets {
       slotWaiters.removeValue(forKey: ticket)?.resume(returning: true)
@@ -181,7 +187,8 @@ public actor Scheduler {
 
   // MARK: Connectivity
 
-  /// Called when an attempt to `origin` failed with a connection error. When the host had
+  /// Called when an attempt to `origin` failed with a connection error, a stall or a cut
+  /// body (`EntryRunner.mayBeOutage`). When the host had
   /// answered earlier in this run and does not accept connections now, it is down: nothing
   /// new starts there, one probe retries with backoff, and this returns `true` once the host
   /// is back (the attempt then does not count against the entry's retries). Returns `false`

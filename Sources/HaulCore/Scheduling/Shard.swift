@@ -2,8 +2,9 @@
 /// together run every entry exactly once, whatever the order of the manifest.
 ///
 /// An entry's key is its destination: a download's `path` (empty and `.` segments dropped),
-/// an upload's URL. Its shard is the 64-bit FNV-1a hash of the key's UTF-8 bytes modulo N:
-/// the same on every machine and every run, and easy to reproduce in any language.
+/// an upload's URL. Its shard is the 64-bit FNV-1a hash of the key's UTF-8 bytes, passed
+/// through the MurmurHash3 64-bit finalizer (so every bit of the hash counts, whatever N),
+/// modulo N: the same on every machine and every run, and easy to reproduce in any language.
 public struct Shard: Sendable, Hashable, CustomStringConvertible {
   /// This shard, `0 ≤ index < count`.
   public var index: Int
@@ -29,7 +30,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether `entry` belongs to this shard.
   public func contains(_ entry: ManifestEntry) -> Bool {
-    Int(Self.hash(Self.key(of: entry)) % UInt64(count)) == index
+    Int(Self.mix(Self.hash(Self.key(of: entry))) % UInt64(count)) == index
   }
 
   /// The text an entry is sharded by.
@@ -40,6 +41,17 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     case .upload:
       Exchange.redacted(entry.url)
     }
+  }
+
+  /// MurmurHash3's 64-bit finalizer: spreads FNV-1a's weak low bits over the whole word.
+  public static func mix(_ value: UInt64) -> UInt64 {
+    var h = value
+    h ^= h >> 33
+    h = h &* 0xff51_afd7_ed55_8ccd
+    h ^= h >> 33
+    h = h &* 0xc4ce_b9fe_1a85_ec53
+    h ^= h >> 33
+    return h
   }
 
   /// 64-bit FNV-1a.

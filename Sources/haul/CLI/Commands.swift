@@ -45,7 +45,8 @@ enum Commands {
       OptionSpec(
         "events", help: "JSON Lines events on standard output instead of the progress display"),
       OptionSpec(
-        "shard", value: "K/N", help: "(not yet supported) run only shard K of N"),
+        "shard", value: "K/N",
+        help: "run only shard K of N (0 <= K < N), chosen by a stable hash of each destination"),
       OptionSpec("quiet", short: "q", help: "no progress display; errors and summary still shown"),
       OptionSpec("cacert", value: "FILE", help: "also trust the CA certificates in FILE (PEM)"),
       OptionSpec("fsync", help: "make each finished file durable before it is put in place"),

@@ -4,19 +4,35 @@ import HaulCore
 /// `haul run MANIFEST`: validates the manifest, runs it through the scheduler, shows
 /// progress, writes the events, report and `--failed` files, and ends with a summary line.
 struct RunCommand {
-  let options: RunOptions
+  let requested: RunOptions
+
+  init(options: RunOptions) {
+    requested = options
+  }
 
   func execute() async -> ExitCode {
+    var options = requested
+    switch OpenFileLimit.fit(options.concurrency) {
+    case .run(let concurrency, let notice):
+      if let notice { Console.error(notice + "\n") }
+      options.concurrency = concurrency
+    case .tooLow(let message):
+      Console.error(message + "\n")
+      return .usage
+    }
+
     let input: ManifestInput
-    let statistics: ManifestStatistics
+    let whole: ManifestStatistics
     do throws(ManifestError) {
       input = try ManifestInput(argument: options.manifest)
-      statistics = try input.manifest(output: options.output).validate()
+      whole = try input.manifest(output: options.output).validate()
     } catch {
       Console.error(error.description + "\n")
       return .usage
     }
     let manifest = input.manifest(output: options.output)
+    let entries = RunEntries(entries: manifest.entries(), shard: options.shard)
+    let statistics = entries.statistics(whole: whole)
 
     let report: ReportWriter?
     do throws(ReportFileError) {
@@ -58,7 +74,7 @@ struct RunCommand {
       })
 
     var consumer = EventConsumer(options: options, report: report, display: display)
-    for await event in scheduler.run(manifest.entries()) {
+    for await event in scheduler.run(entries) {
       consumer.consume(event)
     }
     display.finish()

@@ -30,16 +30,14 @@ struct RunOptions: Sendable {
   var cacert: String?
   var fsync = false
   var failed: String?
+  /// `--shard K/N`: run only the entries of this shard.
+  var shard: Shard?
 
-  /// Reads and checks `parsed`; options that haul does not implement yet are refused rather
-  /// than silently ignored.
+  /// Reads and checks `parsed`.
   init(_ parsed: ParsedArguments) throws(UsageError) {
     let values = OptionValues(command: "run")
     manifest = try RunOptions.manifestArgument(parsed, command: "run")
 
-    for option in ["shard"] where parsed.has(option) {
-      throw UsageError("--\(option) is not yet supported", command: "run")
-    }
     if let text = parsed.value("max-rate") {
       let rate = try values.size("max-rate", text)
       guard rate > 0 else { throw UsageError("--max-rate must be more than 0", command: "run") }
@@ -86,6 +84,13 @@ struct RunOptions: Sendable {
     }
     failed = try parsed.value("failed").map { (path) throws(UsageError) in
       try RunOptions.outputFile("failed", path, command: "run")
+    }
+    if let text = parsed.value("shard") {
+      guard let value = Shard(text) else {
+        throw UsageError(
+          "--shard must be K/N with 0 <= K < N (e.g. 0/4), not '\(text)'", command: "run")
+      }
+      shard = value
     }
     events = parsed.has("events")
     quiet = parsed.has("quiet")

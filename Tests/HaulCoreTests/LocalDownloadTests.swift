@@ -1,0 +1,88 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+/// The local files of one download: state written atomically and never trusted when
+/// damaged, no state outliving a finished file, no symlink followed, no room no request.
+@Suite("Local download files: state, finish, links and free space")
+struct LocalDownloadTests {
+  let directory: TemporaryDirectory
+  let output: OutputDirectory
+  let state = ResumeState(
+    url: "http://h/f", sha256: nil, size: 10, validator: "\"e1\"", total: 10)
+
+  init() throws {
+    directory = try TemporaryDirectory(prefix: "haul-local")
+    output = try OutputDirectory(path: directory.path)
+  }
+
+  @Test func state_round_trips_and_a_damaged_file_reads_as_none() throws {
+    defer { directory.remove() }
+    let local = try LocalDownload(directory: output, path: "a/f.bin", durable: true)
+    #expect(local.readState() == nil)
+    try local.writeState(state)
+    #expect(local.readState() == state)
+    #expect(!FileManager.default.fileExists(atPath: directory.file("a/f.bin.haul-state.tmp")))
+
+    let path = directory.file("a/f.bin.haul-state")
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    try bytes.prefix(bytes.count - 3).write(to: URL(fileURLWithPath: path))
+    #expect(local.readState() == nil)
+    try Data().write(to: URL(fileURLWithPath: path))
+    #expect(local.readState() == nil)
+  }
+
+  @Test func finishing_moves_the_partial_in_place_and_no_later_state_write_survives() throws {
+    defer { directory.remove() }
+    let local = try LocalDownload(directory: output, path: "f.bin", durable: true)
+    try local.writeState(state)
+    let fd = try local.openPartial(truncate: true)
+    defer { close(fd) }
+    #expect(write(fd, "0123456789", 10) == 10)
+    try local.finish(partial: fd)
+    #expect(try String(contentsOfFile: directory.file("f.bin"), encoding: .utf8) == "0123456789")
+    #expect(local.partial() == nil)
+    // A segmented download's state saver may still run after the file was finished.
+    try local.writeState(state)
+    #expect(local.readState() == nil)
+    #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin.haul-state")))
+  }
+
+  @Test func a_symlinked_partial_or_parent_is_refused() throws {
+    defer { directory.remove() }
+    try FileManager.default.createDirectory(
+      atPath: directory.file("real"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: directory.file("link"), withDestinationPath: directory.file("real"))
+    do {
+      _ = try LocalDownload(directory: output, path: "link/f.bin", durable: false)
+      Issue.record("walked through a symlinked folder")
+    } catch {
+      #expect(error.code == .pathRefused)
+    }
+    try FileManager.default.createSymbolicLink(
+      atPath: directory.file("g.bin.haul-partial"), withDestinationPath: directory.file("real/x"))
+    let local = try LocalDownload(directory: output, path: "g.bin", durable: false)
+    do {
+      _ = try local.openPartial(truncate: false)
+      Issue.record("opened a partial file through a symlink")
+    } catch {
+      #expect(error.code == .pathRefused)
+    }
+    #expect(!FileManager.default.fileExists(atPath: directory.file("real/x")))
+  }
+
+  @Test func a_size_beyond_the_free_space_is_disk_full_and_a_small_one_fits() throws {
+    defer { directory.remove() }
+    let local = try LocalDownload(directory: output, path: "f.bin", durable: false)
+    try local.ensureRoom(for: 1)
+    try local.ensureRoom(for: 0)
+    do {
+      try local.ensureRoom(for: Int64.max)
+      Issue.record("no file system has Int64.max bytes free")
+    } catch {
+      #expect(error.code == .diskFull)
+    }
+  }
+}
