@@ -60,8 +60,9 @@ struct SegmentTests {
   func a_killed_download_resumes_each_segment_where_it_stopped(transport: String) async throws {
     defer { cleanUp() }
     let size: Int64 = 8 << 20
-    // About 500 KB/s per segment: each 2 MiB segment takes four seconds.
-    let url = server.dataURL("slow", size: size, seed: 62, options: ["drip": "500000"])
+    // About 200 KB/s per segment: each 2 MiB segment takes ten seconds, room enough to be
+    // killed mid-way on a loaded machine.
+    let url = server.dataURL("slow", size: size, seed: 62, options: ["drip": "200000"])
     let sha = TestContent.sha256(seed: 62, count: size)
     try writeManifest(
       [
