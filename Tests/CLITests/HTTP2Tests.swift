@@ -58,17 +58,7 @@ struct HTTP2Tests {
       }
       let transfers = try #require(
         try jsonFile(directory.file("report.json"))["transfers"] as? [[String: Any]])
-      withKnownIssue(
-        """
-        libcurl 7.88 refuses CURLOPT_BUFFERSIZE (CURLE_BAD_FUNCTION_ARGUMENT) on an easy handle \
-        recycled after an HTTP/2 transfer, so CurlTransport fails the next exchange on that \
-        handle before it starts and the scheduler retries it; fix: CurlLoop.recycle must not \
-        pool a handle whose last transfer was HTTP/2
-        """,
-        isIntermittent: true
-      ) {
-        #expect(transfers.allSatisfy { $0["attempts"] as? Int == 1 }, "\(transfers)")
-      }
+      #expect(transfers.allSatisfy { $0["attempts"] as? Int == 1 }, "\(transfers)")
       let log = nginx.timingLog(atLeast: 9)
       #expect(log.count >= 9)
       #expect(log.allSatisfy { $0.version == "HTTP/2.0" }, "\(log.map(\.version))")
