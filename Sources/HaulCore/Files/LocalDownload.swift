@@ -14,6 +14,9 @@ public final class LocalDownload: @unchecked Sendable {
   private let parent: Int32
   private let leaf: String
   private let durable: Bool
+  /// Whether a state file may be on disk (one was found or written), so that finishing
+  /// removes it; a download that never had one saves the `unlinkat`.
+  private var stateMayExist = false
 
   public var partialName: String { leaf + ".haul-partial" }
   public var stateName: String { leaf + ".haul-state" }
@@ -37,7 +40,11 @@ public final class LocalDownload: @unchecked Sendable {
   /// The resume state, or `nil` when absent or damaged.
   public func readState() -> ResumeState? {
     let fd = openat(parent, stateName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
+    guard fd >= 0 else {
+      if errno != ENOENT { stateMayExist = true }
+      return nil
+    }
+    stateMayExist = true
     defer { close(fd) }
     var bytes = [UInt8](repeating: 0, count: 64 * 1024)
     let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -48,6 +55,7 @@ public final class LocalDownload: @unchecked Sendable {
   /// Replaces the resume state atomically (a temporary file renamed over it).
   public func writeState(_ state: ResumeState) throws(TransferError) {
     let temporary = stateName + ".tmp"
+    stateMayExist = true
     let fd = openat(
       parent, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
     guard fd >= 0 else { throw FileErrors.error(errno, "cannot write resume state of \(path)") }
@@ -86,7 +94,10 @@ public final class LocalDownload: @unchecked Sendable {
     guard renameat(parent, partialName, parent, leaf) == 0 else {
       throw FileErrors.error(errno, "cannot move \(path) into place")
     }
-    unlinkat(parent, stateName, 0)
+    if stateMayExist {
+      unlinkat(parent, stateName, 0)
+      stateMayExist = false
+    }
     if durable { fsync(parent) }
   }
 

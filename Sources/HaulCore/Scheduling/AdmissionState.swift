@@ -110,6 +110,9 @@ public struct AdmissionState: Sendable {
   /// When something may change without a transfer ending (a hold expires, a limit grows),
   /// if anything waits for it.
   public func nextChange(now: Double) -> Double? {
+    // The common case, checked first because the scheduler asks after every admission:
+    // no host is held or reduced, so only a transfer ending can change anything.
+    guard !blockedUntil.isEmpty || !reduced.isEmpty else { return nil }
     let hosts = Set(waiting.map(\.host))
     var earliest: Double?
     for host in hosts {
