@@ -50,4 +50,8 @@ static inline CURLcode haul_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) 
 static inline curl_version_info_data *haul_curl_version_info_now(void) {
   return curl_version_info(CURLVERSION_NOW);
 }
+// CURLPAUSE_CONT combines two macros, which Swift does not import.
+static inline CURLcode haul_easy_unpause(CURL *h) {
+  return curl_easy_pause(h, CURLPAUSE_CONT);
+}
 #endif

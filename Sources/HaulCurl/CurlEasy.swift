@@ -63,6 +63,10 @@ final class CurlEasy {
     haul_easy_setopt_read_callback(handle, option, read)
   }
 
+  func set(_ option: CURLoption, progress: curl_xferinfo_callback) -> CURLcode {
+    haul_easy_setopt_xferinfo_callback(handle, option, progress)
+  }
+
   func set(_ option: CURLoption, seek: curl_seek_callback) -> CURLcode {
     haul_easy_setopt_seek_callback(handle, option, seek)
   }

@@ -56,11 +56,16 @@ enum CurlErrorMapping {
   static func error(
     for result: CURLcode, detail: String?, request: TransferRequest
   ) -> TransferError {
+    var code = code(for: result)
+    // libcurl 7.88 reports bad chunked framing as a receive error; only its text tells.
+    if result == CURLE_RECV_ERROR, let detail, detail.contains("chunked-encoding") {
+      code = .protocol
+    }
     var message = String(cString: curl_easy_strerror(result))
     if let detail, !detail.isEmpty, detail != message, !mayReveal(detail, request) {
       message += ": " + detail.trimmingASCIIWhitespace()
     }
-    return TransferError(code(for: result), message)
+    return TransferError(code, message)
   }
 
   private static func mayReveal(_ text: String, _ request: TransferRequest) -> Bool {

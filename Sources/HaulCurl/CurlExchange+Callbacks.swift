@@ -24,7 +24,6 @@ enum CurlCallbacks {
     guard let context else { return 0 }
     let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
     return exchange.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
-      ? length : 0
   }
 
   /// `CURLOPT_READFUNCTION`: fills libcurl's upload buffer from the body file.
@@ -32,6 +31,14 @@ enum CurlCallbacks {
     guard let context, let buffer else { return Int(CURL_READFUNC_ABORT) }
     let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
     return exchange.readBody(into: UnsafeMutableRawPointer(buffer), capacity: size * count)
+  }
+
+  /// `CURLOPT_XFERINFOFUNCTION`: called often (at least once a second) while the exchange
+  /// runs; enforces the stall timeout.
+  static let progress: curl_xferinfo_callback = { context, _, received, _, sent in
+    guard let context else { return 1 }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
+    return exchange.checkStall(moved: Int64(received) + Int64(sent)) ? 0 : 1
   }
 
   /// `CURLOPT_SEEKFUNCTION`: lets libcurl rewind the upload body to resend it.
@@ -62,26 +69,34 @@ extension CurlExchange {
     }
   }
 
-  /// Takes one body chunk; returns `false` to make libcurl abort the exchange.
-  func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
-    if head == nil, !deliver(parser.head(status: easy?.responseCode ?? 0)) { return false }
-    guard acceptsBody else { return true }
+  /// Takes one body chunk; returns the bytes taken, and anything else (0) makes libcurl
+  /// abort the exchange.
+  ///
+  /// Returns `CURL_WRITEFUNC_PAUSE` without taking the chunk when `--max-rate` says wait;
+  /// libcurl then offers the same chunk again once the loop resumes the exchange.
+  func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+    if let rateLimiter, rateLimiter.mustPause(self) { return Int(CURL_WRITEFUNC_PAUSE) }
+    if head == nil, !deliver(parser.head(status: easy?.responseCode ?? 0)) { return 0 }
+    rateLimiter?.charge(chunk.count)
+    guard acceptsBody else { return chunk.count }
     do {
       try sink.receive(body: chunk)
       bodyBytes += Int64(chunk.count)
-      return true
+      return chunk.count
     } catch {
       failure = error
-      return false
+      return 0
     }
   }
 
   /// Copies the next upload bytes into `buffer`; returns the count, 0 at the end, or
-  /// `CURL_READFUNC_ABORT` when the file cannot be read (the reason kept in `failure`).
+  /// `CURL_READFUNC_ABORT` when the file cannot be read (the reason kept in `failure`), or
+  /// `CURL_READFUNC_PAUSE` when `--max-rate` says wait.
   func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
     guard let body = request.body else { return 0 }
     let remaining = body.length - uploadOffset
     guard remaining > 0 else { return 0 }
+    if let rateLimiter, rateLimiter.mustPause(self) { return Int(CURL_READFUNC_PAUSE) }
     let wanted = Int(min(Int64(capacity), remaining))
     var count: Int
     repeat {
@@ -97,8 +112,38 @@ extension CurlExchange {
       return Int(CURL_READFUNC_ABORT)
     }
     uploadOffset += Int64(count)
+    rateLimiter?.charge(count)
     sink.sent(totalBytes: uploadOffset)
     return count
+  }
+
+  /// Restarts the stall clock when bytes moved since the last call; returns `false` (the
+  /// reason kept in `failure`) once nothing moved for `stallTimeout`.
+  ///
+  /// libcurl's own `LOW_SPEED_TIME` averages over a window of several seconds, so alone it
+  /// fires up to ~6 s late; this check counts from the last byte exactly. The clock starts
+  /// at the first call, so an exchange waiting for a free connection is not timed, and
+  /// stands still while `--max-rate` holds the exchange paused.
+  func checkStall(moved body: Int64) -> Bool {
+    let moved = body + Int64(parser.totalBytes)
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    if moved != movedBytes || lastMovement == 0 || isPaused {
+      movedBytes = moved
+      lastMovement = nanoseconds
+      return true
+    }
+    guard request.stallTimeout > 0,
+      Double(nanoseconds - lastMovement) / 1e9 >= request.stallTimeout
+    else { return true }
+    failure = TransferError(
+      .timeout, "no byte moved for \(Self.seconds(request.stallTimeout)) seconds")
+    return false
+  }
+
+  private static func seconds(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(value)
   }
 
   /// Moves the upload position; only absolute positions inside the body are allowed.

@@ -46,6 +46,16 @@ final class CurlExchange: @unchecked Sendable {
   /// It wins over the CURLcode libcurl reports as a consequence.
   var failure: TransferError?
 
+  /// The transport's `--max-rate` limiter, or `nil` when there is no cap.
+  var rateLimiter: CurlRateLimiter?
+  /// Whether the limiter has paused this exchange; the stall clock stands still meanwhile.
+  var isPaused = false
+
+  /// Bytes moved (headers, body, upload) when the stall clock last restarted.
+  var movedBytes: Int64 = -1
+  /// When bytes last moved, in monotonic nanoseconds; 0 until libcurl first reports.
+  var lastMovement: UInt64 = 0
+
   /// The upload file, opened once per exchange, or -1.
   private(set) var bodyFile: Int32 = -1
   /// The next upload byte to send; the seek callback moves it back when libcurl rewinds.

@@ -21,6 +21,7 @@ final class CurlLoop {
   private let multi: UnsafeMutableRawPointer
   private let mailbox: CurlMailbox
   private let settings: CurlSettings
+  private let rateLimiter: CurlRateLimiter?
   /// Easy handles waiting for the next exchange; at most `maxIdleHandles` are kept.
   private var idleHandles: [CurlEasy] = []
   private let maxIdleHandles: Int
@@ -32,8 +33,9 @@ final class CurlLoop {
 
   init(
     multi: UnsafeMutableRawPointer, mailbox: CurlMailbox, settings: CurlSettings,
-    maxIdleHandles: Int
+    maxIdleHandles: Int, maxBytesPerSecond: Double?
   ) {
+    rateLimiter = maxBytesPerSecond.flatMap { $0 > 0 ? CurlRateLimiter(bytesPerSecond: $0) : nil }
     self.multi = multi
     self.mailbox = mailbox
     self.settings = settings
@@ -47,11 +49,14 @@ final class CurlLoop {
       for command in batch { handle(command) }
       batch.removeAll(keepingCapacity: true)
       guard shutdownWaiters.isEmpty else { break }
+      rateLimiter?.resumeDue()
       var running: Int32 = 0
       curl_multi_perform(multi, &running)
       collectFinished()
-      // Wakes earlier for socket activity, curl's own timers, or `curl_multi_wakeup`.
-      curl_multi_poll(multi, nil, 0, 1000, nil)
+      // Wakes earlier for socket activity, curl's own timers, `curl_multi_wakeup`, or the
+      // next exchange `--max-rate` paused becoming due.
+      let timeout = min(1000, rateLimiter?.millisecondsUntilNextResume() ?? 1000)
+      curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
     }
     tearDown()
   }
@@ -83,6 +88,7 @@ final class CurlLoop {
     // The exchange enters libcurl here, once; `finish` takes this reference back.
     let retained = Unmanaged.passRetained(exchange)
     exchange.easy = easy
+    exchange.rateLimiter = rateLimiter
     exchange.phase = .active
     active[ObjectIdentifier(exchange)] = retained
     let configured = exchange.configure(easy, settings: settings, context: retained.toOpaque())
@@ -119,6 +125,7 @@ final class CurlLoop {
       let easy = exchange.easy
     else { return }
     curl_multi_remove_handle(multi, easy.handle)
+    rateLimiter?.forget(exchange)
     let result: Result<TransferResponse, TransferError>
     switch outcome {
     case .completed(let code): result = exchange.result(for: code, easy: easy)
@@ -168,6 +175,11 @@ extension CurlExchange {
   func result(for code: CURLcode, easy: CurlEasy) -> Result<TransferResponse, TransferError> {
     if let failure { return .failure(failure) }
     guard code == CURLE_OK else {
+      if code == CURLE_OUT_OF_MEMORY, head == nil {
+        // libcurl 7.88 reports a single header line over its 100 KiB limit as out of memory.
+        return .failure(
+          TransferError(.protocol, "a response header line is longer than libcurl accepts"))
+      }
       return .failure(CurlErrorMapping.error(for: code, detail: easy.errorDetail, request: request))
     }
     // A response without a body (HEAD, 204, 304) may end before the head was delivered.

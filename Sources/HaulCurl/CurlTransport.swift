@@ -15,9 +15,14 @@ import Synchronization
 /// Lifetime: call `shutdown()` once, after the last `perform` returned; it stops the loop
 /// thread and frees every libcurl resource. Nothing is cleaned up in `deinit`.
 ///
+/// Rate cap: with `TransportOptions.maxBytesPerSecond`, every body byte in either direction
+/// is charged to one `TokenBucket`; an exchange in debt is paused inside libcurl (not by
+/// sleeping the thread) and resumed when the debt is paid.
+///
 /// Choices beyond the `Transport` contract: proxy environment variables are ignored
 /// (`CURLOPT_PROXY` is empty), so every transfer goes straight to its server; a POST body
-/// is sent as `application/octet-stream` unless the request names a `Content-Type`.
+/// is sent as `application/octet-stream` unless the request names a `Content-Type`; a
+/// single response header line over libcurl's 100 KiB limit fails with `protocol` too.
 public final class CurlTransport: Transport {
   public var name: String { "curl" }
 
@@ -36,13 +41,13 @@ public final class CurlTransport: Transport {
     _ = haul_multi_setopt_long(
       multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, options.maxConnectionsPerHost))
     let settings = CurlSettings(
-      extraCACertificates: options.extraCACertificates, systemCAPath: Self.systemCAPath,
-      maxHeaderBytes: options.maxHeaderBytes)
+      extraCACertificates: options.extraCACertificates, systemCAPath: Self.systemCAPath)
     mailbox = CurlMailbox(multi: multi)
     maxHeaderBytes = options.maxHeaderBytes
     let loop = CurlLoop(
       multi: multi, mailbox: mailbox, settings: settings,
-      maxIdleHandles: max(1, options.maxConnections))
+      maxIdleHandles: max(1, options.maxConnections),
+      maxBytesPerSecond: options.maxBytesPerSecond)
     // The loop moves to its thread here; this thread keeps no reference to it.
     var handle = pthread_t()
     let created = pthread_create(

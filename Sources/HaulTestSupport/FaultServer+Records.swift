@@ -37,7 +37,8 @@ public struct UploadRecord: Sendable, Hashable {
 }
 
 extension FaultServer {
-  /// Logs a request as started and returns its index and hit count for its target.
+  /// Logs a request as started and returns its index in the log (-1 when not recorded) and
+  /// its hit count for its target.
   func begin(_ request: FaultRequest, connectionID: Int) -> (index: Int, hit: Int) {
     shared.withLock { s in
       s.sequence += 1
@@ -45,6 +46,7 @@ extension FaultServer {
       s.hits[request.target] = hit + 1
       s.inFlight += 1
       s.maxInFlight = max(s.maxInFlight, s.inFlight)
+      guard recordsRequests else { return (-1, hit) }
       s.records.append(
         RequestRecord(
           method: request.method, target: request.target, path: request.path,
@@ -56,6 +58,7 @@ extension FaultServer {
 
   /// Records the status a request was answered with (before its body is sent).
   func answered(_ index: Int, status: Int) {
+    guard index >= 0 else { return }
     shared.withLock { $0.records[index].status = status }
   }
 
@@ -64,7 +67,7 @@ extension FaultServer {
     shared.withLock { s in
       s.sequence += 1
       s.inFlight -= 1
-      s.records[index].endSequence = s.sequence
+      if index >= 0 { s.records[index].endSequence = s.sequence }
     }
   }
 

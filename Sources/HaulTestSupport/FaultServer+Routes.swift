@@ -96,13 +96,14 @@ private struct FaultExchange {
     let size = int("size") ?? 0
     let changing = options["etag"] == "changing"
     let generationOfContent = changing ? UInt64(hit) : 0
-    let seed =
-      (options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name))
-      &+ generationOfContent &* 0x1_0000_0001
+    let baseSeed = options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name)
+    let seed = changing ? FaultServer.changingSeed(baseSeed, hit: hit) : baseSeed
     let etag = "\"\(String(seed, radix: 16))-\(size)\""
     let lastModified = Self.httpDate(
       Date(timeIntervalSince1970: 1_704_067_200 + Double(generationOfContent) * 60))
     let endless = options["endless"] == "1"
+    let badChunk = faulty && options["badChunk"] == "1"
+    let chunked = endless || badChunk || options["chunked"] == "1"
 
     var headers: [(String, String)] = [
       ("Content-Type", "application/octet-stream"), ("ETag", etag),
@@ -129,7 +130,7 @@ private struct FaultExchange {
       }
     }
     let lie = faulty ? int("lie") : nil
-    if endless {
+    if chunked {
       headers.append(("Transfer-Encoding", "chunked"))
     } else {
       headers.append(("Content-Length", String(length + (lie ?? 0))))
@@ -138,8 +139,17 @@ private struct FaultExchange {
     guard sendHead(status: status, headers: headers) else { return false }
     if request.method == "HEAD" { return lie == nil }
     let complete = sendContent(
-      seed: seed, offset: start, length: endless ? .max : length, chunked: endless)
-    return complete && lie == nil
+      seed: seed, offset: start, length: endless ? .max : length, chunked: chunked)
+    guard complete, lie == nil else { return false }
+    if chunked {
+      // A malformed chunk-size line instead of the last chunk, then close.
+      guard !badChunk else {
+        _ = connection.send("zz\r\n")
+        return false
+      }
+      return connection.send("0\r\n\r\n")
+    }
+    return true
   }
 
   private func echo() -> Bool {

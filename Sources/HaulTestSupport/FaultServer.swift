@@ -35,7 +35,9 @@ import Synchronization
 /// - `bigHeaders=N` *fault*: add about N bytes of filler header fields.
 /// - `/data` only: `ignoreRange=1` (always a full 200), `etag=changing` (every request gets
 ///   new content: seed, `ETag` and `Last-Modified` change with the hit), `endless=1` (a
-///   chunked body that never ends).
+///   chunked body that never ends), `chunked=1` (the body in chunked encoding),
+///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
+///   belongs, then close).
 ///
 /// Every request is logged (`requests`) with its start and end order, so tests can assert
 /// what was asked and how many requests were in flight at once (`maxInFlight(pathPrefix:)`).
@@ -64,18 +66,21 @@ public final class FaultServer: Sendable {
   /// Threads serving connections (and the accept thread), so `stop()` can wait for them.
   let threads = DispatchGroup()
 
-  /// A server on `host` (an IPv4 loopback address); call `start()` to listen.
-  public init(host: String = "127.0.0.1") {
-    self.host = host
-  }
+  /// Whether each request is kept in `requests` (benchmarks making millions of requests
+  /// turn this off; counters, hits and uploads are kept either way).
+  public let recordsRequests: Bool
 
-  deinit {
-    stop()
+  /// A server on `host` (an IPv4 loopback address); call `start()` to listen.
+  public init(host: String = "127.0.0.1", recordsRequests: Bool = true) {
+    self.host = host
+    self.recordsRequests = recordsRequests
   }
 
   /// Starts a server and returns it, listening.
-  public static func started(host: String = "127.0.0.1") throws -> FaultServer {
-    let server = FaultServer(host: host)
+  public static func started(
+    host: String = "127.0.0.1", recordsRequests: Bool = true
+  ) throws -> FaultServer {
+    let server = FaultServer(host: host, recordsRequests: recordsRequests)
     try server.start()
     return server
   }
@@ -154,9 +159,15 @@ public final class FaultServer: Sendable {
     return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
   }
 
+  /// The content seed that `/data/...&seed=S&etag=changing` serves to the request with the
+  /// given hit (0 for the first request of that URL), so tests know the bytes to expect.
+  public static func changingSeed(_ seed: UInt64, hit: Int) -> UInt64 {
+    seed &+ UInt64(hit) &* 0x1_0000_0001
+  }
+
   // MARK: - Observations
 
-  /// Every request received so far, in arrival order.
+  /// Every request received so far, in arrival order (empty unless `recordsRequests`).
   public var requests: [RequestRecord] { shared.withLock { $0.records } }
 
   /// The requests whose path starts with `prefix`.

@@ -134,29 +134,21 @@ public final class NginxFixture: Sendable {
   }
 
   /// The length and SHA-256 of `root/<relativePath>` (an uploaded file, say), if it exists.
-  public func fileDigest(_ relativePath: String) -> (length: Int64, sha256: String)? {
-    let fd = open("\(root)/\(relativePath)", O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    let hasher = SHA256()
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 8)
-    defer { buffer.deallocate() }
-    var length: Int64 = 0
-    while true {
-      let n = read(fd, buffer.baseAddress, buffer.count)
-      if n < 0 && errno == EINTR { continue }
-      guard n >= 0 else { return nil }
-      if n == 0 { break }
-      hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-      length += Int64(n)
-    }
-    return (length, hasher.finalize())
+  public func fileDigest(_ relativePath: String) -> FileDigest? {
+    FileDigest(path: "\(root)/\(relativePath)")
   }
 
-  /// The access log's entries so far (nginx writes each line when its request ends).
-  public func accessLog() -> [AccessLogEntry] {
-    let text = (try? String(contentsOfFile: accessLogPath, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").compactMap(AccessLogEntry.init)
+  /// The access log's entries. nginx writes a line only after its response went out, so a
+  /// client may finish first: this waits (up to `timeout` seconds) until there are at least
+  /// `count` entries, then returns what is there.
+  public func accessLog(atLeast count: Int = 0, timeout: Double = 5) -> [AccessLogEntry] {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      let text = (try? String(contentsOfFile: accessLogPath, encoding: .utf8)) ?? ""
+      let entries = text.split(separator: "\n").compactMap(AccessLogEntry.init)
+      if entries.count >= count || Date() >= deadline { return entries }
+      usleep(10_000)
+    }
   }
 
   // MARK: - Setup

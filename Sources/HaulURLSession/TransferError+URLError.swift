@@ -80,21 +80,31 @@ extension TransferError {
 
   /// The code for a libcurl error that corelibs reported as `unknown`, from libcurl's message
   /// (libcurl's `failf` texts, stable across its versions; see `lib/strerror.c` and the
-  /// `failf` calls in `lib/vtls/openssl.c`, `lib/http.c`, `lib/transfer.c`).
+  /// `failf` calls in `lib/connect.c`, `lib/vtls/openssl.c`, `lib/http.c`, `lib/transfer.c`).
+  /// Messages that name a host start with their phrase, so the phrase is matched as a prefix
+  /// first and a host name (`ssl.example.com`) cannot pass for a TLS failure.
   ///
-  /// | message mentions | code | why |
+  /// | message | code | why |
   /// | --- | --- | --- |
-  /// | `SSL`, `TLS`, `certificate` | `tls` | OpenSSL handshake or verification (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_*`) |
-  /// | `timed out`, `timeout` | `timeout` | libcurl's own connect timeout |
-  /// | `transfer closed`, `chunk`, `header`, `reply`, `encoding`, `HTTP`, `callback`, `too large` | `protocol` | short body, bad chunking, malformed or oversized head, undecodable body, a head corelibs could not parse |
-  /// | anything else | `connection` | refused with another errno, reset, unreachable, send/receive failures |
+  /// | starts `Could not resolve`, `Couldn't resolve`, `Failed to connect`, `Recv failure`, `Send failure`, `Connection` | `connection` | DNS, refused with another errno, unreachable, reset |
+  /// | holds `SSL`, `TLS` (as written) or `certificate` | `tls` | OpenSSL handshake or verification (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_*`) |
+  /// | holds `timed out`, `timeout` | `timeout` | libcurl's own connect or resolve timeout |
+  /// | holds `transfer closed`, `chunk`, `header`, `reply`, `encoding`, `http`, `writing`, `too large` | `protocol` | short body, bad chunking, malformed or oversized head (corelibs aborts on a head it cannot parse: "Failed writing header"), undecodable body |
+  /// | anything else | `connection` | the exchange did not complete; worth a retry |
   static func curlCategory(of message: String) -> Code {
+    let connectionPhrases = [
+      "Could not resolve", "Couldn't resolve", "Failed to connect", "Recv failure",
+      "Send failure", "Connection",
+    ]
+    if connectionPhrases.contains(where: { message.hasPrefix($0) }) { return .connection }
     let text = message.lowercased()
     func mentions(_ words: String...) -> Bool { words.contains { text.contains($0) } }
-    if mentions("ssl", "tls", "certificate") { return .tls }
+    if message.contains("SSL") || message.contains("TLS") || mentions("certificate") {
+      return .tls
+    }
     if mentions("timed out", "timeout") { return .timeout }
     if mentions(
-      "transfer closed", "chunk", "header", "reply", "encoding", "http", "callback", "too large")
+      "transfer closed", "chunk", "header", "reply", "encoding", "http", "writing", "too large")
     {
       return .protocol
     }

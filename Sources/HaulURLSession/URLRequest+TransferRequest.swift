@@ -20,9 +20,8 @@ extension URLRequest {
   /// - SeeAlso: `EasyHandle.set(automaticBodyDecompression:)` and
   ///   `_HTTPURLProtocol.configureEasyHandle(for:body:)` in swift-corelibs-foundation.
   init(transfer request: TransferRequest) {
-    self.init(
-      url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
-      timeoutInterval: Self.idleTimeout(seconds: request.stallTimeout))
+    self.init(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData)
+    timeoutInterval = Self.idleTimeout(seconds: request.stallTimeout)
     httpMethod = request.method
     for field in request.headers {
       addValue(field.value, forHTTPHeaderField: field.name)

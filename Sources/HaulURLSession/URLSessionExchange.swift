@@ -187,6 +187,16 @@ final class URLSessionExchange: Sendable {
       return true
     }
     guard fresh else { return }
+    if (100..<200).contains(head.status) {
+      // corelibs ends the head at the first blank line, so an interim response (103 Early
+      // Hints, an unasked-for 100 Continue) passes for the final one and the real head is lost.
+      stop(
+        .failed(
+          TransferError(
+            .protocol,
+            "URLSession took an interim \(head.status) response for the final one")))
+      return
+    }
     if head.wireSize > maxHeaderBytes {
       stop(
         .failed(
@@ -238,13 +248,11 @@ final class URLSessionExchange: Sendable {
     }
     let expected = wantsBody ? head?.contentLength : nil
     if let error {
-      if let expected, bodyBytes < expected {
-        let detail = TransferError.curlMessage(of: error as NSError)
-        return .failure(
-          TransferError(
-            .protocol, "body ended after \(bodyBytes) of \(expected) bytes: \(detail)"))
+      var failure = TransferError(urlSessionError: error)
+      if failure.code == .protocol, let expected, bodyBytes < expected {
+        failure.message = "body ended after \(bodyBytes) of \(expected) bytes: \(failure.message)"
       }
-      return .failure(TransferError(urlSessionError: error))
+      return .failure(failure)
     }
     guard let head else {
       return .failure(TransferError(.protocol, "URLSession finished without a response head"))

@@ -9,20 +9,23 @@ import Synchronization
 /// A `Transport` on FoundationNetworking's `URLSession` (on Linux: swift-corelibs-foundation,
 /// itself built on libcurl's multi-socket interface).
 ///
-/// One ephemeral session per transport: no cookies, no cache, no credential store, at most
-/// `maxConnectionsPerHost` connections per host; its delegate runs on one serial queue.
-/// Each `perform` is one data task (downloads) or upload task streamed from the body's file
-/// (uploads); redirects come back as responses.
+/// One ephemeral session per transport: no cookies, no cache, no credential store. Each
+/// `perform` is one data task (downloads) or an upload task streamed from the body's file
+/// (uploads); redirects and 401s come back as responses. Two additions make corelibs fit the
+/// `Transport` contract: `BoundedOperationQueue` gives it back-pressure (corelibs has none),
+/// and `HostGate` holds requests beyond `maxConnectionsPerHost` before their task exists
+/// (corelibs' idle timer would otherwise expire while libcurl queues them).
 ///
-/// What URLSession on Linux cannot do, and therefore this transport does not (see the
-/// README's transport section): trust extra CA certificates (`extraCACertificates` is not
-/// applied; only the system store is trusted), refuse a content coding the server sends
-/// anyway (such responses fail with `protocol` instead), keep header order or repeated
-/// header fields apart, apply back-pressure (chunks queue in memory when the sink is slower
-/// than the network), time the connect phase separately from the stall timeout, cap total
-/// connections, or ignore the `http_proxy` family of environment variables.
+/// What URLSession on Linux cannot do, and therefore this transport does not: trust extra
+/// CA certificates (`extraCACertificates` is not applied; only the system store is
+/// trusted); refuse a content coding the server sends unasked (libcurl decodes it, so such a
+/// body fails with `protocol`); report header order or keep repeated fields apart; time the
+/// connect phase apart from the stall timeout (whole seconds only); cap total connections;
+/// ignore the `http_proxy` family of environment variables; stream a 3xx body (corelibs
+/// buffers it whole before the head is seen); see an interim 1xx head apart from the final
+/// one (fails with `protocol`).
 ///
-/// Cancellation: cancelling the calling task cancels the URLSession task and `perform`
+/// Cancellation: cancelling the calling task cancels the URLSession task, and `perform`
 /// throws `cancelled` promptly, after the last sink call.
 public final class URLSessionTransport: Transport {
   public let name = "urlsession"
@@ -32,14 +35,17 @@ public final class URLSessionTransport: Transport {
   private let delegate: URLSessionTransportDelegate
   private let delegateQueue: BoundedOperationQueue
   private let isShutDown = Mutex(false)
+  private let hostGate: HostGate
 
   /// Creates the transport and its session.
   ///
-  /// - Parameter options: `maxConnectionsPerHost` and `maxHeaderBytes` are enforced;
-  ///   `maxConnections` is left to the scheduler (corelibs never sets
-  ///   `CURLMOPT_MAX_TOTAL_CONNECTIONS`); `extraCACertificates` cannot be applied.
+  /// - Parameter options: `maxConnectionsPerHost` (per host name and port) and
+  ///   `maxHeaderBytes` are enforced; `maxConnections` is left to the scheduler (corelibs
+  ///   never sets `CURLMOPT_MAX_TOTAL_CONNECTIONS`); `extraCACertificates` cannot be applied
+  ///   (a TLS failure says so).
   public init(options: TransportOptions = .init()) {
     self.options = options
+    hostGate = HostGate(limit: options.maxConnectionsPerHost)
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpCookieStorage = nil
     configuration.httpShouldSetCookies = false
@@ -48,7 +54,7 @@ public final class URLSessionTransport: Transport {
     configuration.urlCredentialStorage = nil
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.httpMaximumConnectionsPerHost = max(1, options.maxConnectionsPerHost)
-    // Each request sets its own stall timeout; this is the default for none.
+    // Every request sets its own stall timeout (`URLRequest(transfer:)`); this one is unused.
     configuration.timeoutIntervalForRequest = 30
     let queue = BoundedOperationQueue()
     queue.name = "haul.urlsession.delegate"
@@ -57,9 +63,18 @@ public final class URLSessionTransport: Transport {
     session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
   }
 
+  /// Performs one exchange (see `Transport.perform`). Waits first while the host already
+  /// has `maxConnectionsPerHost` exchanges in flight. Throws `cancelled` after `shutdown()`
+  /// (corelibs would stop the process on a task for an invalidated session).
   public func perform(_ request: TransferRequest, sink: any ResponseSink)
     async throws(TransferError) -> TransferResponse
   {
+    if isShutDown.withLock({ $0 }) {
+      throw TransferError(.cancelled, "the transport has been shut down")
+    }
+    let host = HostGate.key(for: request.url)
+    guard await hostGate.enter(host) else { throw TransferError(.cancelled, "cancelled") }
+    defer { hostGate.leave(host) }
     if Task.isCancelled { throw TransferError(.cancelled, "cancelled") }
     let task = try makeTask(for: request)
     let exchange = URLSessionExchange(

@@ -228,7 +228,7 @@ struct CLIRunTests {
     defer { cleanUp() }
     let lines = try (0..<3).map { index in
       try manifestLine([
-        "url": server.dataURL("big\(index)", size: 1_000_000, seed: 20, options: ["drip": "400000"])
+        "url": server.dataURL("big\(index)", size: 1_000_000, seed: 20, options: ["drip": "100000"])
           .absoluteString,
         "path": "big\(index).bin", "sha256": TestContent.sha256(seed: 20, count: 1_000_000),
       ])
@@ -239,7 +239,14 @@ struct CLIRunTests {
         "run", "manifest.jsonl", "-o", "out", "--report", "report.json", "--failed", "failed.txt",
         "--transport", transport,
       ], in: directory)
-    try await Task.sleep(for: .seconds(1))
+    // Interrupt once every transfer has bytes on disk (haul handles signals by then).
+    func partialBytes(_ index: Int) -> Int {
+      let path = directory.file("out/big\(index).bin.haul-partial")
+      return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+    for _ in 0..<300 where !(0..<3).allSatisfy({ partialBytes($0) > 0 }) {
+      try await Task.sleep(for: .milliseconds(50))
+    }
     running.send(signal)
     let started = Date()
     let result = try await running.finish(timeout: 30)

@@ -62,9 +62,11 @@ final class ScriptedTransport: Transport {
 }
 
 @Suite("Scheduler decisions, with a scripted transport")
-struct SchedulerTests {
+final class SchedulerTests {
   let directory = FileManager.default.temporaryDirectory
     .appendingPathComponent("haul-scheduler-\(UUID().uuidString)").path
+
+  deinit { try? FileManager.default.removeItem(atPath: directory) }
 
   func entry(
     _ line: Int, _ name: String, mirrors: [String] = [], size: Int64? = nil, sha256: String? = nil

@@ -109,6 +109,16 @@ import Testing
     #expect(upload.method == "POST")
   }
 
+  @Test func without_records_still_counts_hits_and_concurrency() throws {
+    let server = try FaultServer.started(recordsRequests: false)
+    defer { server.stop() }
+    let target = "/data/quiet?size=10&status=429&times=1"
+    #expect(try RawHTTP.request("GET", target, port: server.port).status == 429)
+    #expect(try RawHTTP.request("GET", target, port: server.port).status == 200)
+    #expect(server.requests.isEmpty)
+    #expect(server.maxInFlight == 1)
+  }
+
   @Test func restarts_on_the_same_port() throws {
     let server = try FaultServer.started()
     defer { server.stop() }

@@ -17,13 +17,19 @@ public struct ResumeState: Codable, Sendable, Hashable {
   public var validator: String?
   /// The resource's full length, when the server said.
   public var total: Int64?
+  /// For a segmented download: each segment's range and how far it got (`--segments`).
+  public var segments: [SegmentProgress]?
 
-  public init(url: String, sha256: String?, size: Int64?, validator: String?, total: Int64?) {
+  public init(
+    url: String, sha256: String?, size: Int64?, validator: String?, total: Int64?,
+    segments: [SegmentProgress]? = nil
+  ) {
     self.url = url
     self.sha256 = sha256
     self.size = size
     self.validator = validator
     self.total = total
+    self.segments = segments
   }
 
   /// The state file's bytes.
@@ -47,5 +53,37 @@ public struct ResumeState: Codable, Sendable, Hashable {
   /// Whether a partial described by this state may continue `entry`.
   public func belongs(to entry: ManifestEntry) -> Bool {
     url == Exchange.redacted(entry.url) && sha256 == entry.sha256 && size == entry.size
+  }
+}
+
+/// One segment of a segmented download, as the resume state records it.
+///
+/// `next` is where the segment's next byte goes. It is saved only after the bytes before it
+/// were written (and, with `--fsync`, synced), so it never points past what is on disk.
+public struct SegmentProgress: Codable, Sendable, Hashable {
+  /// First byte of the segment.
+  public var start: Int64
+  /// Last byte of the segment (inclusive).
+  public var end: Int64
+  /// The next byte to fetch; `end + 1` when the segment is complete.
+  public var next: Int64
+
+  public init(start: Int64, end: Int64, next: Int64) {
+    self.start = start
+    self.end = end
+    self.next = next
+  }
+
+  public var isComplete: Bool { next > end }
+
+  /// Splits `total` bytes into `count` segments of nearly equal length.
+  public static func plan(total: Int64, count: Int) -> [SegmentProgress] {
+    let count = Int64(max(1, min(Int64(count), total)))
+    let length = total / count
+    return (0..<count).map { index in
+      let start = index * length
+      let end = index == count - 1 ? total - 1 : start + length - 1
+      return SegmentProgress(start: start, end: end, next: start)
+    }
   }
 }

@@ -268,6 +268,7 @@ struct JSONLineParser {
   private func describeCurrent() -> String {
     guard index < bytes.count else { return "end of line" }
     let byte = bytes[index]
+    if byte == UInt8(ascii: "'") { return "\"'\"" }
     if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
     return "byte 0x\(String(byte, radix: 16, uppercase: true))"
   }

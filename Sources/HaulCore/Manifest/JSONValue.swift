@@ -45,6 +45,12 @@ struct JSONNumber {
   /// accepted (`1024`, `1024.0`, `1.024e3`, `-0`); `1.5`, `1e-3`, `-1` and values above
   /// `Int64.max` are not.
   var wholeNumber: WholeNumber {
+    // The usual spelling, up to 18 plain digits, cannot overflow: read it directly.
+    if text.utf8.count <= 18,
+      text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+    {
+      return .value(text.utf8.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) })
+    }
     var utf8 = Array(text.utf8)[...]
     var negative = false
     if utf8.first == UInt8(ascii: "-") {

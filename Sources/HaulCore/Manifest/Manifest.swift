@@ -15,8 +15,13 @@ import Foundation
 /// - an upload's file, `path` under `outputDirectory`, is looked up with `stat(2)`, so a
 ///   symbolic link to a regular file is accepted: uploads only read, and a link farm
 ///   (a dataset cache, say) is a normal thing to upload from;
-/// - a download and an upload never share a destination (one is a local file, the other a
-///   remote target), so they are never duplicates of each other.
+/// - a bare URL line may have spaces and tabs around it; a URL (bare, `url` or a mirror)
+///   with a control character is refused, while spaces and non-ASCII characters inside it
+///   are percent-encoded by Foundation's `URL(string:)`;
+/// - duplicates: a download's destination is its normalized `path`; a `PUT` upload's is its
+///   URL; a `POST` upload's is its URL with its `path` (one endpoint takes many files). A
+///   download and an upload never clash;
+/// - header rules are `HTTPField.userHeaderProblem`, shared with `--header`.
 public struct Manifest: Sendable {
   /// The file to read (standard input is spooled to a temporary file by the caller first).
   public var path: String
@@ -32,7 +37,8 @@ public struct Manifest: Sendable {
   }
 
   /// Checks every line, in one streaming pass, before anything is transferred: the first bad
-  /// line throws. Memory is bounded by duplicate detection (a compact hash per entry).
+  /// line throws. Memory: one line (at most 1 MiB) plus one 64 KiB read, and 16 bytes of
+  /// hash table per entry for duplicate detection (see `ManifestDestinations`).
   ///
   /// Also checks what needs more than one line: no two entries share a destination (the
   /// later line is reported, naming the earlier one), and each upload's file exists under
@@ -56,8 +62,7 @@ public struct Manifest: Sendable {
         if entry.operation == .upload, let problem = uploadFileProblem(entry.path) {
           throw error(line: number, problem)
         }
-        let destination = ManifestDestinations.destination(of: entry)
-        if let earlier = destinations.insert(destination, line: number) {
+        if let earlier = destinations.insert(entry) {
           throw error(line: number, "same destination as line \(earlier)")
         }
         statistics.entries += 1

@@ -3,27 +3,28 @@ internal import CCrypto
 /// The destinations seen so far in a manifest, to report the second entry that would write
 /// the same file (or send to the same target) on its own line, naming the first.
 ///
-/// Each destination is kept as the first 128 bits of its SHA-256 with the line that claimed
-/// it: 16 bytes of key and 4 of line in a `Dictionary`, whose storage is a power of two at
-/// most 75% full, so 27–54 bytes per entry (about 42 MB for a million entries) instead of
-/// the paths themselves. Two different destinations share a 128-bit prefix with probability
-/// about n²/2¹²⁹, nil for any real manifest.
-///
 /// What a destination is:
 /// - a download: its normalized `path` (the file it writes);
 /// - a `PUT` upload: its URL (scheme and host in lower case, default port filled in, no user
 ///   info or fragment), the resource it replaces;
 /// - a `POST` upload: its URL and its `path`, since one endpoint commonly receives many
 ///   files; posting the same file to the same URL twice is the duplicate.
+/// The three kinds are hashed apart, so a download never clashes with an upload.
+///
+/// Memory: a destination is kept as 96 bits of its SHA-256 beside the 32-bit line that
+/// claimed it, 16 bytes in an open-addressing table (linear probing) that is a power of two
+/// at most 75% full: 21–43 bytes per entry, 32 MiB for a million entries (48 MiB for a
+/// moment while the table doubles). Two different destinations share 96 bits with
+/// probability about n²/2⁹⁷ (below 10⁻¹⁵ for ten million entries). SHA-256's bits are
+/// uniform, so they index the table directly, with no second hash.
 ///
 /// Not thread-safe; one validation pass owns it.
 final class ManifestDestinations {
-  private struct Key: Hashable {
-    var high: UInt64
-    var low: UInt64
-  }
-
-  private var lines: [Key: UInt32] = [:]
+  /// Each slot is two words: the digest's first 64 bits, then its next 32 bits above the
+  /// line number. Line numbers start at 1, so a zero second word marks an empty slot.
+  private var slots: UnsafeMutablePointer<UInt64>
+  private var capacity = 1 << 10
+  private var count = 0
   private let context: OpaquePointer
   private let sha256: OpaquePointer
 
@@ -33,45 +34,82 @@ final class ManifestDestinations {
     }
     self.context = context
     self.sha256 = sha256
+    slots = .allocate(capacity: 2 * capacity)
+    slots.initialize(repeating: 0, count: 2 * capacity)
   }
 
   deinit {
+    slots.deallocate()
     EVP_MD_CTX_free(context)
     EVP_MD_free(sha256)
   }
 
-  /// The identity of `entry`'s destination, as described above.
-  static func destination(of entry: ManifestEntry) -> String {
+  /// Records that `entry` (on line `entry.line`) writes to its destination; returns the
+  /// earlier line that already did, if any (and then keeps the earlier line).
+  func insert(_ entry: ManifestEntry) -> Int? {
+    let digest: (UInt64, UInt64)
     switch entry.operation {
-    case .download: "d:" + entry.path
+    case .download:
+      digest = hash(kind: UInt8(ascii: "d"), entry.path)
     case .upload where entry.method == "POST":
-      "p:" + ManifestURL.destinationKey(entry.url) + "\u{0}" + entry.path
-    case .upload: "u:" + ManifestURL.destinationKey(entry.url)
+      digest = hash(kind: UInt8(ascii: "p"), ManifestURL.destinationKey(entry.url), entry.path)
+    case .upload:
+      digest = hash(kind: UInt8(ascii: "u"), ManifestURL.destinationKey(entry.url))
     }
+    return insert(digest: digest, line: entry.line)
   }
 
-  /// Records that `line` writes to `destination`; returns the earlier line that already
-  /// did, if any (and then keeps the earlier line).
-  func insert(_ destination: String, line: Int) -> Int? {
-    let key = hash(destination)
-    let stored = UInt32(clamping: line)
-    if let earlier = lines.updateValue(stored, forKey: key) {
-      lines[key] = earlier
-      return Int(earlier)
-    }
-    return nil
-  }
-
-  private func hash(_ destination: String) -> Key {
-    var text = destination
-    var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-    text.withUTF8 { bytes in
-      EVP_DigestInit_ex(context, sha256, nil)
-      EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
-      withUnsafeMutableBytes(of: &digest) { out in
-        _ = EVP_DigestFinal_ex(context, out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil)
+  private func insert(digest: (UInt64, UInt64), line: Int) -> Int? {
+    if (count + 1) * 4 > capacity * 3 { grow() }
+    let tag = digest.1 & 0xFFFF_FFFF_0000_0000
+    let lineBits = UInt64(UInt32(clamping: max(line, 1)))
+    var index = Int(truncatingIfNeeded: digest.0) & (capacity - 1)
+    while true {
+      let second = slots[2 * index + 1]
+      if second == 0 {
+        slots[2 * index] = digest.0
+        slots[2 * index + 1] = tag | lineBits
+        count += 1
+        return nil
       }
+      if slots[2 * index] == digest.0, second & 0xFFFF_FFFF_0000_0000 == tag {
+        return Int(second & 0xFFFF_FFFF)
+      }
+      index = (index + 1) & (capacity - 1)
     }
-    return Key(high: digest.0, low: digest.1)
+  }
+
+  private func grow() {
+    let old = slots
+    let oldCapacity = capacity
+    capacity *= 2
+    slots = .allocate(capacity: 2 * capacity)
+    slots.initialize(repeating: 0, count: 2 * capacity)
+    for slot in 0..<oldCapacity where old[2 * slot + 1] != 0 {
+      var index = Int(truncatingIfNeeded: old[2 * slot]) & (capacity - 1)
+      while slots[2 * index + 1] != 0 { index = (index + 1) & (capacity - 1) }
+      slots[2 * index] = old[2 * slot]
+      slots[2 * index + 1] = old[2 * slot + 1]
+    }
+    old.deallocate()
+  }
+
+  /// The first 128 bits of SHA-256 over `kind`, then each part's UTF-8 bytes with a NUL
+  /// after each (so that parts cannot run into one another).
+  private func hash(kind: UInt8, _ parts: String...) -> (UInt64, UInt64) {
+    var prefix = kind
+    EVP_DigestInit_ex(context, sha256, nil)
+    EVP_DigestUpdate(context, &prefix, 1)
+    for part in parts {
+      var part = part
+      part.withUTF8 { bytes in _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) }
+      var separator: UInt8 = 0
+      EVP_DigestUpdate(context, &separator, 1)
+    }
+    var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+    withUnsafeMutableBytes(of: &digest) { out in
+      _ = EVP_DigestFinal_ex(context, out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil)
+    }
+    return (digest.0, digest.1)
   }
 }

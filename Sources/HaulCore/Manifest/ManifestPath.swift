@@ -9,23 +9,42 @@
 enum ManifestPath {
   /// The normal form of `path`, or why it is not allowed (a reason naming the `"path"` field).
   static func normalize(_ path: String) -> Result<String, ManifestLineError> {
-    let utf8 = path.utf8
-    if utf8.isEmpty { return .failure(.init("\"path\" is empty")) }
-    if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-      return .failure(.init("\"path\" contains a control character"))
+    var path = path
+    return path.withUTF8 { bytes in
+      if bytes.isEmpty { return .failure(.init("\"path\" is empty")) }
+      if bytes.first == UInt8(ascii: "/") { return .failure(.init("\"path\" must be relative")) }
+      if bytes.last == UInt8(ascii: "/") {
+        return .failure(.init("\"path\" must name a file, not end in \"/\""))
+      }
+      // One scan: find control characters, `..`, and whether any segment is empty or `.`.
+      var needsRewrite = false
+      var segmentStart = 0
+      for index in 0...bytes.count {
+        if index < bytes.count {
+          let byte = bytes[index]
+          if byte < 0x20 || byte == 0x7F {
+            return .failure(.init("\"path\" contains a control character"))
+          }
+          if byte != UInt8(ascii: "/") { continue }
+        }
+        let length = index - segmentStart
+        if length == 2, bytes[segmentStart] == UInt8(ascii: "."),
+          bytes[segmentStart + 1] == UInt8(ascii: ".")
+        {
+          return .failure(.init("\"path\" must not contain \"..\""))
+        }
+        if length == 0 || (length == 1 && bytes[segmentStart] == UInt8(ascii: ".")) {
+          needsRewrite = true
+        }
+        segmentStart = index + 1
+      }
+      guard needsRewrite else { return .success(String(decoding: bytes, as: UTF8.self)) }
+      let kept = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        .filter { !($0.count == 1 && $0.first == UInt8(ascii: ".")) }
+      if kept.isEmpty { return .failure(.init("\"path\" names no file")) }
+      return .success(
+        String(decoding: Array(kept.joined(separator: [UInt8(ascii: "/")])), as: UTF8.self))
     }
-    if utf8.first == UInt8(ascii: "/") { return .failure(.init("\"path\" must be relative")) }
-    if utf8.last == UInt8(ascii: "/") {
-      return .failure(.init("\"path\" must name a file, not end in \"/\""))
-    }
-    var segments: [Substring] = []
-    for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
-      if segment == ".." { return .failure(.init("\"path\" must not contain \"..\"")) }
-      if segment != "." { segments.append(segment) }
-    }
-    if segments.isEmpty { return .failure(.init("\"path\" names no file")) }
-    if segments.count == 1, segments[0].utf8.count == utf8.count { return .success(path) }
-    return .success(segments.joined(separator: "/"))
   }
 
   /// The default download path: the URL's last path segment, percent-decoded. It must be a
@@ -40,8 +59,11 @@ enum ManifestPath {
     guard let name = encoded.removingPercentEncodingStrictly() else {
       return .failure(.init("file name in URL has invalid percent-encoding; give \"path\""))
     }
-    if name == "." || name == ".." || name.utf8.contains(UInt8(ascii: "/")) {
-      return .failure(.init("file name in URL is not usable; give \"path\""))
+    if name == "." || name == ".." {
+      return .failure(.init("file name in URL is \"\(name)\"; give \"path\""))
+    }
+    if name.utf8.contains(UInt8(ascii: "/")) {
+      return .failure(.init("file name in URL contains \"/\" once decoded; give \"path\""))
     }
     if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
       return .failure(.init("file name in URL contains a control character; give \"path\""))

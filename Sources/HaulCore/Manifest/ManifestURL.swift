@@ -1,7 +1,8 @@
 import Foundation
 
 /// The rules for a manifest URL (`url`, each of `mirrors`, a bare URL line): scheme `http` or
-/// `https` (any case), a host, no control characters; parsed by Foundation's `URL(string:)`.
+/// `https` (any case, made lower case), a host, no control characters; parsed by Foundation's
+/// `URL(string:)`.
 enum ManifestURL {
   /// The URL in `string`, or why it is not allowed. `field` names it in the reason
   /// (`"url"`, `"mirrors" item 2`); the URL itself is never quoted (it may hold a password).
@@ -16,10 +17,13 @@ enum ManifestURL {
           "unsupported scheme \(ManifestText.quoted(String(scheme))) in \(field) (http or https only)"
         ))
     }
-    if string.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+    if containsControlCharacter(string) {
       return .failure(.init("\(field) contains a control character"))
     }
-    guard let url = URL(string: string) else {
+    // Schemes are case-insensitive; their canonical form is lower case, which is what every
+    // consumer (transports, redirect rules) can then rely on.
+    let canonical = scheme == lowered ? string : lowered + string[scheme.endIndex...]
+    guard let url = URL(string: canonical) else {
       return .failure(.init("\(field) is not a valid URL"))
     }
     guard let host = url.host(percentEncoded: true), !host.isEmpty else {
@@ -51,6 +55,14 @@ enum ManifestURL {
     if path.isEmpty { path = "/" }
     let query = url.query(percentEncoded: true).map { "?" + $0 } ?? ""
     return "\(scheme)://\(host):\(port)\(path)\(query)"
+  }
+
+  private static func containsControlCharacter(_ string: String) -> Bool {
+    var string = string
+    return string.withUTF8 { bytes in
+      for byte in bytes where byte < 0x20 || byte == 0x7F { return true }
+      return false
+    }
   }
 
   private static func isLetter(_ byte: UInt8) -> Bool {

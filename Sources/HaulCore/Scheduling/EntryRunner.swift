@@ -13,7 +13,7 @@ struct EntryRunner: Sendable {
   let directory: OutputDirectory
   let events: AsyncStream<TransferEvent>.Continuation
 
-  private var options: SchedulerOptions { scheduler.options }
+  var options: SchedulerOptions { scheduler.options }
 
   /// What one failed attempt left behind.
   struct Failure: Error {
@@ -153,14 +153,18 @@ struct EntryRunner: Sendable {
     return ""
   }
 
+  /// The size of an upload's file (symlinks followed, as the manifest allows).
   private func uploadLength(_ entry: ManifestEntry) -> Int64? {
-    guard entry.operation == .upload, let status = try? directory.status(of: entry.path) else {
-      return nil
-    }
-    return status.size
+    var info = stat()
+    guard entry.operation == .upload, stat(uploadPath(entry), &info) == 0 else { return nil }
+    return Int64(info.st_size)
   }
 
-  private func request(_ entry: ManifestEntry, _ url: URL) -> TransferRequest {
+  private func uploadPath(_ entry: ManifestEntry) -> String {
+    options.outputDirectory + "/" + entry.path
+  }
+
+  func request(_ entry: ManifestEntry, _ url: URL) -> TransferRequest {
     TransferRequest(
       url: url, method: entry.method, headers: options.headers + entry.headers,
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
@@ -168,7 +172,7 @@ struct EntryRunner: Sendable {
 
   /// Sends `request` (adapted by the interceptor, redirects followed); a 401 is sent once
   /// more when the interceptor refreshed its credential, without using up a retry.
-  private func send(_ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink)
+  func send(_ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink)
     async throws(TransferError) -> TransferResponse
   {
     guard let interceptor = options.interceptor else {
@@ -184,7 +188,7 @@ struct EntryRunner: Sendable {
     return try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
   }
 
-  private static func httpFailure(_ head: ResponseHead) -> Failure {
+  static func httpFailure(_ head: ResponseHead) -> Failure {
     Failure(
       error: TransferError(.http(head.status), "the server answered \(head.status)"),
       retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()))
@@ -195,6 +199,11 @@ struct EntryRunner: Sendable {
   private func download(
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter
   ) async -> Result<Success, Failure> {
+    if maySegment(entry),
+      let result = await downloadSegmented(entry, from: url, into: local, counter: counter)
+    {
+      return result
+    }
     var fresh = false
     while true {
       let result = await downloadOnce(
@@ -222,7 +231,7 @@ struct EntryRunner: Sendable {
       url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
       validator: nil, total: nil)
     var resumeFrom: Int64 = 0
-    if !fresh, let saved = local.readState(), saved.belongs(to: entry),
+    if !fresh, let saved = local.readState(), saved.belongs(to: entry), saved.segments == nil,
       let validator = saved.validator, let partial = local.partial(), partial.isRegularFile,
       partial.size > 0, partial.size <= (saved.total ?? Int64.max),
       partial.size <= (entry.size ?? Int64.max)
@@ -305,7 +314,7 @@ struct EntryRunner: Sendable {
   private func upload(_ entry: ManifestEntry, to url: URL, counter: ProgressCounter) async
     -> Result<Success, Failure>
   {
-    let path = options.outputDirectory + "/" + entry.path
+    let path = uploadPath(entry)
     var info = stat()
     guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       return .failure(Failure(error: FileErrors.error(errno, "cannot read \(entry.path)")))

@@ -19,7 +19,7 @@ public actor Scheduler {
   private var contacted: Set<String> = []
   private var outages: [String: [CheckedContinuation<Bool, Never>]] = [:]
   private var active: [Int: (EntryInfo, ProgressCounter)] = [:]
-  private var tally = Tally()
+  private var tally = RunTally()
   private var cancelled = false
   private var runTask: Task<Void, Never>?
   private var nextTicket = 0
@@ -247,30 +247,5 @@ public actor Scheduler {
       bytes: tally.bytes + inFlight,
       expectedBytes: options.expectedBytes, active: list, elapsed: elapsed,
       completedBytes: tally.completedBytes + present)
-  }
-}
-
-/// Counts of a run, for progress and the summary.
-struct Tally {
-  var succeeded = 0
-  var skipped = 0
-  var failed = 0
-  var bytes: Int64 = 0
-  var completedBytes: Int64 = 0
-  var total: Int { succeeded + skipped + failed }
-
-  mutating func add(_ outcome: EntryOutcome) {
-    switch outcome.status {
-    case .ok: succeeded += 1
-    case .skipped: skipped += 1
-    case .failed: failed += 1
-    }
-    bytes += outcome.bytes
-  }
-
-  func summary(seconds: Double, transport: String, cancelled: Bool) -> RunSummary {
-    RunSummary(
-      total: total, succeeded: succeeded, skipped: skipped, failed: failed, bytes: bytes,
-      seconds: seconds, transport: transport, cancelled: cancelled)
   }
 }

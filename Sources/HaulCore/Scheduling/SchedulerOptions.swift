@@ -27,6 +27,11 @@ public struct SchedulerOptions: Sendable {
   /// The longest a host that stopped answering is waited for before its entries spend
   /// their retries again, in seconds.
   public var outageLimit: Double
+  /// Ranges fetched in parallel for one large download (`--segments`); 1 keeps every file
+  /// one stream.
+  public var segments: Int
+  /// Downloads smaller than this are never split (`--min-segment-size`).
+  public var minSegmentSize: Int64
   /// Changes each request before it is sent and handles 401s (`--auth-command`).
   public var interceptor: (any RequestInterceptor)?
 
@@ -35,8 +40,11 @@ public struct SchedulerOptions: Sendable {
     stallTimeout: Double = 30, headers: [HTTPField] = [], fsync: Bool = false,
     backoffBase: Double = 1, backoffCap: Double = 60, expectedTotal: Int? = nil,
     expectedBytes: Int64? = nil, progressInterval: Double = 0.25, outageLimit: Double = 600,
-    interceptor: (any RequestInterceptor)? = nil
+    interceptor: (any RequestInterceptor)? = nil, segments: Int = 1,
+    minSegmentSize: Int64 = 8 << 20
   ) {
+    self.segments = max(1, segments)
+    self.minSegmentSize = minSegmentSize
     self.outputDirectory = outputDirectory
     self.concurrency = concurrency
     self.perHost = perHost

@@ -25,13 +25,13 @@ enum Commands {
         "retries", value: "N", default: "5", help: "retries per source after its first attempt"),
       OptionSpec(
         "segments", value: "N", default: "1",
-        help: "(not yet supported) ranges fetched in parallel for one large download"),
+        help: "ranges fetched in parallel for one download of known size (server ranges)"),
       OptionSpec(
         "min-segment-size", value: "SIZE", default: "8M",
         help: "smaller downloads are never split"),
       OptionSpec(
         "max-rate", value: "RATE",
-        help: "(not yet supported) overall cap in bytes per second, e.g. 50M"),
+        help: "overall cap in bytes per second over all transfers, e.g. 50M"),
       OptionSpec(
         "timeout", value: "SECONDS", default: "30",
         help: "a transfer that moves no byte this long fails"),
@@ -40,7 +40,7 @@ enum Commands {
         help: "add a header to every request; repeatable"),
       OptionSpec(
         "auth-command", value: "CMD",
-        help: "(not yet supported) send CMD's output as a bearer token"),
+        help: "send CMD's output as a bearer token; rerun on 401"),
       OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),
       OptionSpec(
         "events", help: "JSON Lines events on standard output instead of the progress display"),

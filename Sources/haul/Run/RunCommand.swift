@@ -27,10 +27,21 @@ struct RunCommand {
       Console.error(UsageError("--report \(error)", command: "run").text + "\n")
       return .usage
     }
+    var interceptor: CommandTokenInterceptor?
+    if let command = options.authCommand {
+      let tokens = CommandTokenInterceptor(command: command)
+      do throws(TransferError) {
+        try await tokens.prime()
+      } catch {
+        Console.error(UsageError("--auth-command: \(error.message)", command: "run").text + "\n")
+        return .usage
+      }
+      interceptor = tokens
+    }
     let transport = TransportFactory.make(options.transport, options: options.transportOptions)
 
     let scheduler = Scheduler(
-      transport: transport, options: options.schedulerOptions(statistics))
+      transport: transport, options: options.schedulerOptions(statistics, interceptor: interceptor))
     let display = ProgressDisplays.make(
       quiet: options.quiet || options.events,
       state: ProgressState(

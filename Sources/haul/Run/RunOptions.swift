@@ -15,7 +15,12 @@ struct RunOptions: Sendable {
   var perHost = 8
   var transport = TransportChoice.curl
   var retries = 5
+  var segments = 1
+  /// `--max-rate`, in bytes per second over all transfers.
+  var maxRate: Double?
   var minSegmentSize: Int64 = 8 << 20
+  /// `--auth-command`: run for a bearer token (its output is a secret).
+  var authCommand: String?
   var timeout: Double = 30
   /// `--header` fields: secrets, never printed.
   var headers: [HTTPField] = []
@@ -32,13 +37,22 @@ struct RunOptions: Sendable {
     let values = OptionValues(command: "run")
     manifest = try RunOptions.manifestArgument(parsed, command: "run")
 
-    for option in ["max-rate", "shard", "auth-command"] where parsed.has(option) {
+    for option in ["shard"] where parsed.has(option) {
       throw UsageError("--\(option) is not yet supported", command: "run")
     }
-    if let text = parsed.value("segments"),
-      try values.count("segments", text, in: 1...64) != 1
-    {
-      throw UsageError("--segments other than 1 is not yet supported", command: "run")
+    if let text = parsed.value("max-rate") {
+      let rate = try values.size("max-rate", text)
+      guard rate > 0 else { throw UsageError("--max-rate must be more than 0", command: "run") }
+      maxRate = Double(rate)
+    }
+    if let text = parsed.value("segments") {
+      segments = try values.count("segments", text, in: 1...64)
+    }
+    if let command = parsed.value("auth-command") {
+      guard !command.trimmingCharacters(in: .whitespaces).isEmpty else {
+        throw UsageError("--auth-command needs a command", command: "run")
+      }
+      authCommand = command
     }
 
     output = try RunOptions.outputDirectory(parsed, command: "run")
@@ -88,18 +102,22 @@ struct RunOptions: Sendable {
   }
 
   /// The options the scheduler takes; `statistics` come from validating the manifest.
-  func schedulerOptions(_ statistics: ManifestStatistics) -> SchedulerOptions {
+  func schedulerOptions(
+    _ statistics: ManifestStatistics, interceptor: (any RequestInterceptor)? = nil
+  ) -> SchedulerOptions {
     SchedulerOptions(
       outputDirectory: output, concurrency: concurrency, perHost: perHost, retries: retries,
       stallTimeout: timeout, headers: headers, fsync: fsync,
       expectedTotal: statistics.entries,
-      expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil)
+      expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
+      interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize)
   }
 
   /// The options the transport is created with.
   var transportOptions: TransportOptions {
     TransportOptions(
-      maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert)
+      maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert,
+      maxBytesPerSecond: maxRate)
   }
 
   /// The single MANIFEST argument.

@@ -1,0 +1,179 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The partial file of a segmented download: where each segment has got to, and the SHA-256
+/// of the whole file computed over its contiguous prefix as segments fill it.
+///
+/// The segment that holds the prefix's frontier is hashed from memory as its bytes arrive;
+/// bytes other segments wrote ahead of the frontier are read back from the file (normally
+/// still in the page cache) by `catchUp()`, once, when the frontier reaches them.
+///
+/// Thread-safe: segment sinks call `wrote` from transport threads while the entry's task
+/// calls `catchUp` and `progress`; all state is behind one lock, never held during I/O.
+public final class SegmentedFile: Sendable {
+  public let fd: Int32
+  private let hasher: SHA256
+  private let counter: ProgressCounter
+  private let state: Mutex<(segments: [SegmentProgress], frontier: Int64, present: Int64)>
+
+  /// - Parameters:
+  ///   - segments: the plan, with the progress already on disk (a resume).
+  ///   - hasher: a fresh hasher; this object feeds it from byte 0.
+  public init(fd: Int32, segments: [SegmentProgress], hasher: SHA256, counter: ProgressCounter) {
+    self.fd = fd
+    self.hasher = hasher
+    self.counter = counter
+    let present = segments.reduce(0) { $0 + ($1.next - $1.start) }
+    self.state = Mutex((segments, 0, present))
+    counter.store(present)
+  }
+
+  /// Each segment's progress, for the resume state.
+  public var progress: [SegmentProgress] { state.withLock { $0.segments } }
+
+  /// How far the hashed prefix reaches.
+  public var frontier: Int64 { state.withLock { $0.frontier } }
+
+  /// Records that segment `index` wrote `bytes` at `offset` (after `pwrite` returned).
+  public func wrote(segment index: Int, at offset: Int64, _ bytes: UnsafeRawBufferPointer) {
+    let count = Int64(bytes.count)
+    let present = state.withLock { state in
+      state.segments[index].next = offset + count
+      if offset == state.frontier {
+        hasher.update(bytes)
+        state.frontier += count
+      }
+      state.present += count
+      return state.present
+    }
+    counter.store(present)
+  }
+
+  /// Hashes, from the file, whatever was written ahead of the frontier, until the frontier
+  /// reaches bytes not yet written.
+  public func catchUp() throws(TransferError) {
+    let chunk = 4 << 20
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let (from, to): (Int64, Int64) = state.withLock { state in
+        guard
+          let segment = state.segments.first(where: {
+            $0.start <= state.frontier && state.frontier <= $0.end
+          })
+        else { return (0, 0) }
+        return (state.frontier, min(segment.next, state.frontier + Int64(chunk)))
+      }
+      guard to > from else { return }
+      var done = 0
+      let wanted = Int(to - from)
+      while done < wanted {
+        let count = pread(fd, buffer.baseAddress! + done, wanted - done, off_t(from) + off_t(done))
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else {
+          throw count == 0
+            ? TransferError(.io, "the partial file is shorter than its segments say")
+            : FileErrors.error(errno, "cannot read the partial file")
+        }
+        done += count
+      }
+      state.withLock { state in
+        guard state.frontier == from else { return }
+        hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<wanted]))
+        state.frontier = to
+      }
+    }
+  }
+}
+
+/// Receives one segment's response: checks it is exactly the range asked for, then writes
+/// it at its offset through the shared `SegmentedFile`.
+///
+/// Threading as `ResponseSink` requires: one transport thread at a time.
+final class SegmentSink: ResponseSink, @unchecked Sendable {
+  private let file: SegmentedFile
+  private let index: Int
+  private let requested: ByteRange
+  private let total: Int64
+  private let counter: ProgressCounter
+  private(set) var plan: ResponseValidation.Plan?
+  private(set) var offset: Int64
+
+  init(
+    file: SegmentedFile, index: Int, requested: ByteRange, total: Int64,
+    counter: ProgressCounter
+  ) {
+    self.file = file
+    self.index = index
+    self.requested = requested
+    self.total = total
+    self.counter = counter
+    self.offset = requested.start
+  }
+
+  /// Internal marker: the server sent the whole resource (it changed, or it stopped
+  /// honouring ranges); the segmented download starts over.
+  static let restartCode = TransferError.Code(rawValue: "restart")
+
+  func receive(head: ResponseHead) throws(TransferError) -> Bool {
+    let plan = ResponseValidation.plan(for: head, requested: requested, expectedSize: total)
+    self.plan = plan
+    switch plan {
+    case .write(_, _, let restart) where restart:
+      throw TransferError(Self.restartCode, "the server sent the whole file to a range request")
+    case .write(let offset, _, _):
+      self.offset = offset
+      return true
+    case .fail(let error):
+      throw error
+    case .complete, .restart, .discard:
+      return false
+    }
+  }
+
+  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
+    guard let base = body.baseAddress, !body.isEmpty else { return }
+    guard offset + Int64(body.count) <= (requested.end ?? total - 1) + 1 else {
+      throw TransferError(.protocol, "a segment's body is longer than its range")
+    }
+    var done = 0
+    while done < body.count {
+      let count = pwrite(file.fd, base + done, body.count - done, off_t(offset) + off_t(done))
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw FileErrors.error(errno, "cannot write the partial file")
+      }
+      done += count
+    }
+    file.wrote(segment: index, at: offset, body)
+    offset += Int64(body.count)
+    counter.add(moved: Int64(body.count))
+  }
+}
+
+/// Receives the answer to a size probe (`Range: bytes=0-0`): keeps the head of a 206 and
+/// aborts on anything that would send the whole body.
+final class ProbeSink: ResponseSink, @unchecked Sendable {
+  private(set) var head: ResponseHead?
+
+  static let wholeBodyCode = TransferError.Code(rawValue: "probe_whole_body")
+
+  func receive(head: ResponseHead) throws(TransferError) -> Bool {
+    self.head = head
+    if head.status == 200 {
+      throw TransferError(Self.wholeBodyCode, "the server ignores ranges")
+    }
+    return head.status == 206
+  }
+
+  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
+    guard body.count <= 1 else {
+      throw TransferError(.protocol, "a one-byte range answered with more")
+    }
+  }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Segmented downloads (`--segments N`): a file of known size from a server that honours
+/// ranges is fetched as N ranges in parallel into the one partial file, each guarded by the
+/// validator (`If-Range`), each resumable on its own; every segment holds its own slot, so
+/// segments count against `-j` and `--per-host`.
+extension EntryRunner {
+  /// Whether `entry` may be split at all (its size, when known, is large enough).
+  func maySegment(_ entry: ManifestEntry) -> Bool {
+    options.segments > 1 && (entry.size.map { $0 >= options.minSegmentSize } ?? true)
+  }
+
+  /// Downloads `entry` from `url` in segments. Called holding one slot for `url`'s host,
+  /// which it gives back while segments take their own and takes again before returning.
+  /// Returns `nil` when the file cannot be split (unknown size, too small, no range support,
+  /// no validator): the caller then fetches it as one stream.
+  func downloadSegmented(
+    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter
+  ) async -> Result<Success, Failure>? {
+    var fresh = false
+    while true {
+      let result = await segmentedOnce(
+        entry, from: url, into: local, counter: counter, fresh: fresh)
+      if case .failure(let failure) = result, failure.error.code == SegmentSink.restartCode {
+        local.discardPartial()
+        if fresh {
+          return .failure(Failure(error: TransferError(.protocol, failure.error.message)))
+        }
+        fresh = true
+        continue
+      }
+      return result
+    }
+  }
+
+  private func segmentedOnce(
+    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
+    fresh: Bool
+  ) async -> Result<Success, Failure>? {
+    var state = ResumeState(
+      url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
+      validator: nil, total: nil)
+    var resuming = false
+    if !fresh, let saved = local.readState(), saved.belongs(to: entry),
+      let segments = saved.segments, saved.validator != nil, let total = saved.total,
+      segments.last?.end == total - 1, let partial = local.partial(), partial.isRegularFile
+    {
+      state = saved
+      resuming = true
+    } else {
+      switch await probe(entry, url) {
+      case .none: return nil
+      case .failure(let failure)?: return .failure(failure)
+      case .success(let head)?:
+        guard let total = ContentRange(head.value(for: "Content-Range"))?.total,
+          let validator = Validator.from(head), total >= options.minSegmentSize
+        else { return nil }
+        if let size = entry.size, total != size {
+          return .failure(
+            Failure(
+              error: TransferError(.sizeMismatch, "server has \(total) bytes, expected \(size)")))
+        }
+        state.validator = validator
+        state.total = total
+        state.segments = SegmentProgress.plan(total: total, count: options.segments)
+      }
+    }
+    guard let total = state.total, let plan = state.segments else { return nil }
+
+    let fd: Int32
+    do throws(TransferError) {
+      fd = try local.openPartial(truncate: !resuming)
+      if !resuming { try local.writeState(state) }
+    } catch {
+      return .failure(Failure(error: error))
+    }
+    defer { close(fd) }
+    let hasher = SHA256()
+    let file = SegmentedFile(fd: fd, segments: plan, hasher: hasher, counter: counter)
+    do throws(TransferError) {
+      try file.catchUp()
+    } catch {
+      return .failure(Failure(error: error))
+    }
+
+    let host = Origin(url).description
+    await scheduler.releaseSlot(host: host)
+    let failure = await runSegments(
+      entry, url, file: file, state: state, local: local, counter: counter, host: host)
+    let reacquired = await scheduler.acquireSlot(host: host)
+    if let failure { return .failure(failure) }
+    guard reacquired else { return .failure(Failure(error: Scheduler.cancelledError)) }
+
+    do throws(TransferError) {
+      try file.catchUp()
+      guard file.frontier == total else {
+        throw TransferError(.protocol, "segments ended at \(file.frontier) of \(total) bytes")
+      }
+      let digest = hasher.finalize()
+      if let expected = entry.sha256, digest != expected {
+        local.discardPartial()
+        throw TransferError(.checksumMismatch, "SHA-256 \(digest), expected \(expected)")
+      }
+      try local.finish(partial: fd)
+      return .success(Success(sha256: digest))
+    } catch {
+      return .failure(Failure(error: error))
+    }
+  }
+
+  /// Asks for byte 0 to learn the size and validator; `nil` when the server ignores ranges.
+  private func probe(_ entry: ManifestEntry, _ url: URL) async -> Result<ResponseHead, Failure>? {
+    var request = request(entry, url)
+    request.range = ByteRange(start: 0, end: 0)
+    let sink = ProbeSink()
+    do throws(TransferError) {
+      let response = try await send(request, for: entry, sink: sink)
+      guard response.head.status == 206 else { return .failure(Self.httpFailure(response.head)) }
+      return .success(response.head)
+    } catch  where error.code == ProbeSink.wholeBodyCode {
+      return nil
+    } catch {
+      return .failure(Failure(error: error))
+    }
+  }
+
+  /// Runs every unfinished segment, each in its own slot, saving progress every second and
+  /// whenever a segment ends; returns the first failure, if any.
+  private func runSegments(
+    _ entry: ManifestEntry, _ url: URL, file: SegmentedFile, state: ResumeState,
+    local: LocalDownload, counter: ProgressCounter, host: String
+  ) async -> Failure? {
+    let validator = state.validator
+    let total = state.total ?? 0
+    func save() {
+      var state = state
+      state.segments = file.progress
+      if options.fsync { fdatasync(file.fd) }
+      try? local.writeState(state)
+    }
+    return await withTaskGroup(of: Failure?.self) { group in
+      for (index, segment) in file.progress.enumerated() where !segment.isComplete {
+        group.addTask {
+          guard await scheduler.acquireSlot(host: host) else {
+            return Failure(error: Scheduler.cancelledError)
+          }
+          var request = request(entry, url)
+          request.range = ByteRange(start: segment.next, end: segment.end)
+          request.ifRange = validator
+          let sink = SegmentSink(
+            file: file, index: index, requested: request.range!, total: total, counter: counter)
+          let failure: Failure?
+          do throws(TransferError) {
+            let response = try await send(request, for: entry, sink: sink)
+            if case .write = sink.plan {
+              failure =
+                sink.offset == segment.end + 1
+                ? nil
+                : Failure(
+                  error: TransferError(
+                    .protocol, "a segment ended at \(sink.offset) of \(segment.end + 1)"))
+            } else {
+              failure = Self.httpFailure(response.head)
+            }
+          } catch {
+            failure = Failure(error: error)
+          }
+          await scheduler.releaseSlot(host: host)
+          return failure
+        }
+      }
+      let saver = Task {
+        while !Task.isCancelled {
+          try? await Task.sleep(for: .seconds(1))
+          save()
+        }
+      }
+      var first: Failure?
+      for await result in group {
+        if let result, first == nil { first = result }
+        if first == nil {
+          do throws(TransferError) { try file.catchUp() } catch { first = Failure(error: error) }
+        }
+        save()
+      }
+      saver.cancel()
+      return first
+    }
+  }
+}

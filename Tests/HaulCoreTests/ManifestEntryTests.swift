@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@testable import HaulCore
+
+/// One good manifest line and the entry it must give (as line 1).
+struct GoodLineCase: Sendable, CustomTestStringConvertible {
+  var name: String
+  var line: String
+  var expected: ManifestEntry
+  var testDescription: String { name }
+
+  init(
+    _ name: String, _ line: String, _ operation: ManifestEntry.Operation = .download,
+    url: String, mirrors: [String] = [], path: String, method: String? = nil,
+    size: Int64? = nil, sha256: String? = nil, headers: [HTTPField] = []
+  ) {
+    self.name = name
+    self.line = line
+    expected = ManifestEntry(
+      line: 1, text: line, operation: operation, url: URL(string: url)!,
+      mirrors: mirrors.map { URL(string: $0)! }, path: path, method: method, size: size,
+      sha256: sha256, headers: headers)
+  }
+}
+
+@Suite struct ManifestEntryTests {
+  static let digest = "0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789ABCDEF"
+
+  static let cases: [GoodLineCase] = [
+    GoodLineCase(
+      "url only", #"{"url":"http://h/d/file.bin"}"#, url: "http://h/d/file.bin", path: "file.bin",
+      method: "GET"),
+    GoodLineCase(
+      "every download field",
+      #"{"url":"https://h/x","path":"./out//a/b.bin","size":1024,"sha256":""# + digest
+        + #"","headers":{"X-Token":"s3cret","Accept":"*/*"},"mirrors":["http://m1/x","HTTPS://m2:8443/x"]}"#,
+      url: "https://h/x", mirrors: ["http://m1/x", "https://m2:8443/x"], path: "out/a/b.bin",
+      size: 1024, sha256: digest.lowercased(),
+      headers: [HTTPField("X-Token", "s3cret"), HTTPField("Accept", "*/*")]),
+    GoodLineCase(
+      "fields in any order, white space between tokens",
+      #"{ "size" : 1.024e3 , "op" : "download" , "url" : "http://h/a.txt" }"#,
+      url: "http://h/a.txt", path: "a.txt", size: 1024),
+    GoodLineCase(
+      "bare URL, percent-decoded name", "http://h/dir/f%20x.bin", url: "http://h/dir/f%20x.bin",
+      path: "f x.bin"),
+    GoodLineCase(
+      "bare URL with spaces around it", "  https://h/a.txt\t", url: "https://h/a.txt",
+      path: "a.txt"),
+    GoodLineCase(
+      "bare URL with upper-case scheme (made lower case) and a query", "HTTPS://h/get?id=1&x=%2F",
+      url: "https://h/get?id=1&x=%2F", path: "get"),
+    GoodLineCase(
+      "non-ASCII name from an encoded URL", #"{"url":"http://h/caf%C3%A9.txt"}"#,
+      url: "http://h/caf%C3%A9.txt", path: "café.txt"),
+    GoodLineCase(
+      "escapes in strings",
+      #"{"url":"http:\/\/h\/a","path":"caf\u00e9\/\ud83d\ude00 \"q\" \\.txt"}"#, url: "http://h/a",
+      path: #"café/😀 "q" \.txt"#),
+    GoodLineCase(
+      "raw UTF-8 in strings", #"{"url":"http://h/a","path":"données/日本.bin"}"#,
+      url: "http://h/a", path: "données/日本.bin"),
+    GoodLineCase(
+      "size zero", #"{"url":"http://h/a","size":0}"#, url: "http://h/a", path: "a", size: 0),
+    GoodLineCase(
+      "size minus zero", #"{"url":"http://h/a","size":-0}"#, url: "http://h/a", path: "a",
+      size: 0),
+    GoodLineCase(
+      "size written with a zero fraction", #"{"url":"http://h/a","size":2048.000}"#,
+      url: "http://h/a", path: "a", size: 2048),
+    GoodLineCase(
+      "largest size", #"{"url":"http://h/a","size":9223372036854775807}"#, url: "http://h/a",
+      path: "a", size: .max),
+    GoodLineCase(
+      "largest size with an exponent", #"{"url":"http://h/a","size":92233720368547758.07e2}"#,
+      url: "http://h/a", path: "a", size: .max),
+    GoodLineCase(
+      "header value with a tab and token punctuation",
+      #"{"url":"http://h/a","headers":{"X-Odd!#$%&'*+.^_`|~":"a\tb"}}"#, url: "http://h/a",
+      path: "a", headers: [HTTPField("X-Odd!#$%&'*+.^_`|~", "a\tb")]),
+    GoodLineCase(
+      "empty headers and mirrors", #"{"url":"http://h/a","headers":{},"mirrors":[]}"#,
+      url: "http://h/a", path: "a"),
+    GoodLineCase(
+      "upload, PUT by default", #"{"url":"http://h/put/u","op":"upload","path":"up/u.bin"}"#,
+      .upload, url: "http://h/put/u", path: "up/u.bin", method: "PUT"),
+    GoodLineCase(
+      "upload by POST with size",
+      #"{"op":"upload","method":"POST","path":"up//v.bin","url":"https://h/post","size":7}"#,
+      .upload, url: "https://h/post", path: "up/v.bin", method: "POST", size: 7),
+  ]
+
+  @Test(arguments: cases)
+  func parsesGoodLine(_ testCase: GoodLineCase) throws {
+    let fixture = ManifestFixture()
+    fixture.createFile("up/u.bin")
+    fixture.createFile("up/v.bin")
+    let manifest = fixture.manifest(lines: [testCase.line])
+    let statistics = try manifest.validate()
+    #expect(statistics.entries == 1)
+    let entries = Array(manifest.entries())
+    #expect(entries == [testCase.expected])
+    #expect(entries.first?.text == testCase.line)
+  }
+
+  @Test func sourcesAreTheURLThenTheMirrors() throws {
+    let fixture = ManifestFixture()
+    let manifest = fixture.manifest(lines: [
+      #"{"url":"http://a/f","mirrors":["http://b/f","http://c/f"]}"#
+    ])
+    let entry = try #require(Array(manifest.entries()).first)
+    #expect(entry.sources.map(\.absoluteString) == ["http://a/f", "http://b/f", "http://c/f"])
+  }
+}

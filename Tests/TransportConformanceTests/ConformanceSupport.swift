@@ -1,0 +1,100 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+/// Every case of the transport contract, run through each `TransportKind` against real
+/// servers: nginx and the in-process `FaultServer`. Cases live in extensions, one file per
+/// concern (downloads, uploads, resume, failures, redirects, TLS).
+@Suite(.timeLimit(.minutes(1)))
+struct TransportConformance {}
+
+extension TransferRequest {
+  /// A GET with test-sized timeouts (a hang fails the case in seconds, not minutes).
+  static func download(
+    _ url: URL, range: ByteRange? = nil, ifRange: String? = nil, headers: [HTTPField] = [],
+    stallTimeout: Double = 10
+  ) -> TransferRequest {
+    TransferRequest(
+      url: url, headers: headers, range: range, ifRange: ifRange, stallTimeout: stallTimeout,
+      connectTimeout: 5)
+  }
+
+  /// An upload of the file at `path` (`length` bytes) with test-sized timeouts.
+  static func upload(_ url: URL, method: String, path: String, length: Int64) -> TransferRequest {
+    TransferRequest(
+      url: url, method: method, body: RequestBody(path: path, length: length), stallTimeout: 10,
+      connectTimeout: 5)
+  }
+}
+
+/// Runs `body` with a fresh temporary directory, removed afterwards.
+func withScratch<T>(_ body: (TemporaryDirectory) async throws -> T) async throws -> T {
+  let scratch = try TemporaryDirectory(prefix: "haul-conformance")
+  defer { scratch.remove() }
+  return try await body(scratch)
+}
+
+/// Runs `body` with a started `FaultServer` on `host`, stopped afterwards.
+func withFaultServer<T>(
+  host: String = "127.0.0.1", _ body: (FaultServer) async throws -> T
+) async throws -> T {
+  let server = try FaultServer.started(host: host)
+  defer { server.stop() }
+  return try await body(server)
+}
+
+/// The error `operation` threw, or `nil` (recording an issue) when it succeeded.
+func failure(
+  sourceLocation: SourceLocation = #_sourceLocation,
+  of operation: () async throws(TransferError) -> TransferResponse
+) async -> TransferError? {
+  do {
+    let response = try await operation()
+    Issue.record(
+      "expected a failure, got status \(response.head.status)", sourceLocation: sourceLocation)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+/// The bytes of a (small) file; empty when missing.
+func contents(of path: String) -> [UInt8] {
+  (FileManager.default.contents(atPath: path)).map { [UInt8]($0) } ?? []
+}
+
+/// Writes `bytes` to a new file at `path`.
+func write(_ bytes: [UInt8], to path: String) throws {
+  guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+    throw FixtureError("cannot write \(path)")
+  }
+}
+
+/// A loopback port on which nothing listens, held for the caller's lifetime: the socket is
+/// bound (so no one else gets the port) but not listening, so connections are refused.
+final class RefusingPort {
+  let port: Int
+  private let fd: Int32
+
+  init() throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard fd >= 0, ok else {
+      close(fd)
+      throw FixtureError("cannot reserve a port")
+    }
+    self.fd = fd
+    port = Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  deinit { close(fd) }
+}

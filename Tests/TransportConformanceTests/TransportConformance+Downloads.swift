@@ -1,0 +1,139 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+extension TransportConformance {
+  @Test("downloads a small file from nginx exactly", arguments: TransportKind.allCases)
+  func downloads_small_file_from_nginx(_ kind: TransportKind) async throws {
+    try await NginxFixture.with { nginx in
+      let sha = try nginx.createFile("small.bin", size: 100_000, seed: 1)
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("small.bin"))
+          let response = try await transport.perform(
+            .download(nginx.url("/small.bin")), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.bodyBytes == 100_000)
+          #expect(sink.finish() == sha)
+          #expect(
+            FileDigest(path: scratch.file("small.bin")) == FileDigest(length: 100_000, sha256: sha))
+        }
+      }
+    }
+  }
+
+  @Test("downloads a 64 MiB file from nginx exactly", arguments: TransportKind.allCases)
+  func downloads_64_MiB_file_from_nginx(_ kind: TransportKind) async throws {
+    let size: Int64 = 64 << 20
+    try await NginxFixture.with { nginx in
+      let sha = try nginx.createFile("big/64m.bin", size: size, seed: 64)
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("64m.bin"))
+          let response = try await transport.perform(
+            .download(nginx.url("/big/64m.bin")), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.head.contentLength == size)
+          #expect(response.bodyBytes == size)
+          #expect(sink.finish() == sha)
+          #expect(
+            FileDigest(path: scratch.file("64m.bin")) == FileDigest(length: size, sha256: sha))
+        }
+      }
+    }
+  }
+
+  @Test(
+    "downloads from the fault server with its validators, asking for no encoding",
+    arguments: TransportKind.allCases)
+  func downloads_from_fault_server(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("f.bin"))
+          let response = try await transport.perform(
+            .download(server.dataURL("plain", size: 300_000, seed: 7)), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.head.value(for: "ETag") != nil)
+          #expect(response.head.value(for: "Last-Modified") != nil)
+          #expect(sink.finish() == TestContent.sha256(seed: 7, count: 300_000))
+          let records = server.requests(pathPrefix: "/data/plain")
+          #expect(records.count == 1)
+          let record = try #require(records.first)
+          #expect(record.method == "GET")
+          // No encoding may be asked for; `identity` says exactly that (URLSession on Linux
+          // cannot leave the header out, so it sends `identity`).
+          #expect(
+            [nil, "identity"].contains(record.value(for: "Accept-Encoding")),
+            "a transport must not ask for encodings")
+          #expect(record.value(for: "Range") == nil)
+          #expect(record.value(for: "Cookie") == nil)
+        }
+      }
+    }
+  }
+
+  @Test("downloads a chunked body exactly", arguments: TransportKind.allCases)
+  func downloads_chunked_body(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("chunked.bin"))
+          let url = server.dataURL("chunked", size: 700_000, seed: 8, options: ["chunked": "1"])
+          let response = try await transport.perform(.download(url), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(response.head.contentLength == nil)
+          #expect(response.bodyBytes == 700_000)
+          #expect(sink.finish() == TestContent.sha256(seed: 8, count: 700_000))
+        }
+      }
+    }
+  }
+
+  @Test("reuses one connection for sequential requests", arguments: TransportKind.allCases)
+  func reuses_connection(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          for i in 0..<3 {
+            let sink = try FileTestSink(path: scratch.file("r\(i).bin"))
+            let response = try await transport.perform(
+              .download(server.dataURL("reuse-\(i)", size: 10_000, seed: UInt64(i))), sink: sink)
+            #expect(response.head.status == 200)
+          }
+          let connections = Set(server.requests(pathPrefix: "/data/reuse-").map(\.connectionID))
+          #expect(connections.count == 1, "keep-alive connections should be reused")
+        }
+      }
+    }
+  }
+
+  @Test(
+    "runs exchanges in parallel, within the per-host connection limit",
+    arguments: TransportKind.allCases)
+  func parallel_within_per_host_limit(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      let options = TransportOptions(maxConnections: 8, maxConnectionsPerHost: 2)
+      try await kind.withTransport(options) { transport in
+        try await withScratch { scratch in
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<5 {
+              let url = server.dataURL(
+                "par-\(i)", size: 20_000, seed: UInt64(i), options: ["drip": "50000"])
+              let sink = try FileTestSink(path: scratch.file("par-\(i).bin"))
+              group.addTask {
+                let response = try await transport.perform(.download(url), sink: sink)
+                #expect(response.head.status == 200)
+                #expect(sink.finish() == TestContent.sha256(seed: UInt64(i), count: 20_000))
+              }
+            }
+            try await group.waitForAll()
+          }
+          #expect(server.requests(pathPrefix: "/data/par-").count == 5)
+          #expect(server.maxInFlight(pathPrefix: "/data/par-") == 2)
+        }
+      }
+    }
+  }
+}

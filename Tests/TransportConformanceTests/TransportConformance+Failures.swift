@@ -1,0 +1,206 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+extension TransportConformance {
+  @Test(
+    "a body shorter than its Content-Length is a protocol error", arguments: TransportKind.allCases)
+  func short_body_is_protocol_error(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("short.bin"))
+          let url = server.dataURL("short", size: 50_000, seed: 41, options: ["lie": "1000"])
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .protocol, "\(String(describing: error))")
+        }
+      }
+    }
+  }
+
+  @Test("malformed chunking is a protocol error", arguments: TransportKind.allCases)
+  func bad_chunking_is_protocol_error(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("badchunk.bin"))
+          let url = server.dataURL("badchunk", size: 50_000, seed: 48, options: ["badChunk": "1"])
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .protocol, "\(String(describing: error))")
+        }
+      }
+    }
+  }
+
+  @Test(
+    "a stalled body fails with timeout near the stall timeout", arguments: TransportKind.allCases)
+  func stall_times_out(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("stall.bin")
+          let sink = try FileTestSink(path: path)
+          let url = server.dataURL(
+            "stall", size: 100_000, seed: 42, options: ["stall": "10000", "stallSeconds": "30"])
+          let started = ContinuousClock.now
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url, stallTimeout: 1.5), sink: sink)
+          }
+          let elapsed = ContinuousClock.now - started
+          #expect(error?.code == .timeout, "\(String(describing: error))")
+          #expect(elapsed < .seconds(15), "a 1.5 s stall timeout took \(elapsed)")
+          #expect(contents(of: path) == TestContent.bytes(seed: 42, count: 10_000))
+        }
+      }
+    }
+  }
+
+  @Test("a 404 is returned as such and its body is not written", arguments: TransportKind.allCases)
+  func error_status_returned_not_written(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("missing.bin")
+          let sink = try FileTestSink(path: path)
+          let response = try await transport.perform(
+            .download(server.url("/nothing/here")), sink: sink)
+          #expect(response.head.status == 404)
+          #expect(response.bodyBytes == 0)
+          #expect(sink.heads.map(\.status) == [404])
+          #expect(contents(of: path).isEmpty)
+        }
+      }
+    }
+  }
+
+  @Test(
+    "a 503 is returned with its Retry-After and its body is not written",
+    arguments: TransportKind.allCases)
+  func unavailable_status_returned_with_headers(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("busy.bin")
+          let sink = try FileTestSink(path: path)
+          let url = server.dataURL(
+            "busy", size: 1000, seed: 46, options: ["status": "503", "retryAfter": "7"])
+          let response = try await transport.perform(.download(url), sink: sink)
+          #expect(response.head.status == 503)
+          #expect(response.head.value(for: "Retry-After") == "7")
+          #expect(response.bodyBytes == 0)
+          #expect(contents(of: path).isEmpty)
+        }
+      }
+    }
+  }
+
+  @Test(
+    "an error thrown by the sink ends an endless body with that error",
+    arguments: TransportKind.allCases)
+  func sink_error_stops_endless_body(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("endless.bin"), bodyLimit: 1 << 20)
+          let url = server.dataURL("endless", size: 0, seed: 47, options: ["endless": "1"])
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .sizeMismatch, "\(String(describing: error))")
+          #expect(FileDigest(path: scratch.file("endless.bin"))?.length ?? 0 <= 1 << 20)
+        }
+      }
+    }
+  }
+
+  @Test("a header block over 256 KiB is a protocol error", arguments: TransportKind.allCases)
+  func oversized_headers_are_protocol_error(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("big-head.bin"))
+          let url = server.dataURL(
+            "bighead", size: 100, seed: 43, options: ["bigHeaders": "300000"])
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .protocol, "\(String(describing: error))")
+        }
+      }
+    }
+  }
+
+  @Test("a header block under 256 KiB is accepted", arguments: TransportKind.allCases)
+  func large_headers_under_limit_accepted(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("head.bin"))
+          let url = server.dataURL(
+            "midhead", size: 100, seed: 44, options: ["bigHeaders": "100000"])
+          let response = try await transport.perform(.download(url), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(sink.finish() == TestContent.sha256(seed: 44, count: 100))
+        }
+      }
+    }
+  }
+
+  @Test("a refused connection is a connection error", arguments: TransportKind.allCases)
+  func refused_connection(_ kind: TransportKind) async throws {
+    let refusing = try RefusingPort()
+    try await kind.withTransport { transport in
+      try await withScratch { scratch in
+        let sink = try FileTestSink(path: scratch.file("refused.bin"))
+        let url = URL(string: "http://127.0.0.1:\(refusing.port)/data/x")!
+        let error = await failure { () async throws(TransferError) in
+          try await transport.perform(.download(url), sink: sink)
+        }
+        #expect(error?.code == .connection, "\(String(describing: error))")
+      }
+    }
+  }
+
+  @Test(
+    "cancelling a slow transfer ends it promptly, keeping the bytes written",
+    arguments: TransportKind.allCases)
+  func cancellation_is_prompt(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("slow.bin")
+          let sink = try FileTestSink(path: path)
+          let url = server.dataURL("slow", size: 10_000_000, seed: 45, options: ["drip": "20000"])
+          let task = Task { () async throws(TransferError) -> TransferResponse in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          let deadline = ContinuousClock.now + .seconds(10)
+          while sink.bodyBytes == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+          }
+          #expect(sink.bodyBytes > 0, "no body byte arrived before cancelling")
+          let cancelled = ContinuousClock.now
+          task.cancel()
+          let result = await task.result
+          let elapsed = ContinuousClock.now - cancelled
+          #expect(elapsed < .seconds(5), "cancellation took \(elapsed)")
+          switch result {
+          case .success(let response):
+            Issue.record("expected cancelled, got status \(response.head.status)")
+          case .failure(let error):
+            #expect((error as? TransferError)?.code == .cancelled, "\(error)")
+          }
+          let written = contents(of: path)
+          #expect(written.count > 0)
+          #expect(Int64(written.count) == sink.bodyBytes)
+          #expect(written == TestContent.bytes(seed: 45, count: written.count))
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+extension TransportConformance {
+  @Test("uploads a file to nginx with PUT, streamed", arguments: TransportKind.allCases)
+  func uploads_put_to_nginx(_ kind: TransportKind) async throws {
+    let size: Int64 = 5 << 20
+    try await NginxFixture.with { nginx in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let source = scratch.file("up.bin")
+          let sha = try TestContent.writeFile(at: source, seed: 21, count: size)
+          let sink = try FileTestSink(path: scratch.file("response"))
+          let response = try await transport.perform(
+            .upload(nginx.url("/upload/dir/up.bin"), method: "PUT", path: source, length: size),
+            sink: sink)
+          #expect(response.head.status == 201)
+          #expect(response.sentBytes == size)
+          #expect(sink.sentBytes == size, "upload progress should reach the body's length")
+          #expect(nginx.fileDigest("upload/dir/up.bin") == FileDigest(length: size, sha256: sha))
+        }
+      }
+    }
+  }
+
+  @Test(
+    "uploads a file to the fault server with POST, streamed with its length",
+    arguments: TransportKind.allCases)
+  func uploads_post_to_fault_server(_ kind: TransportKind) async throws {
+    let size: Int64 = 3 << 20
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let source = scratch.file("post.bin")
+          let sha = try TestContent.writeFile(at: source, seed: 22, count: size)
+          let sink = try FileTestSink(path: scratch.file("response"))
+          let response = try await transport.perform(
+            .upload(server.url("/upload/post-1"), method: "POST", path: source, length: size),
+            sink: sink)
+          #expect(response.head.status == 201)
+          #expect(response.sentBytes == size)
+          #expect(sink.sentBytes == size, "upload progress should reach the body's length")
+          let upload = try #require(server.upload(named: "post-1"))
+          #expect(upload.method == "POST")
+          #expect(upload.length == size)
+          #expect(upload.sha256 == sha)
+          #expect(upload.headers.value(for: "Content-Length") == String(size))
+        }
+      }
+    }
+  }
+}
