@@ -30,6 +30,13 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   private var pendingState: ResumeState?
   /// The body's end offset, when the response says it.
   private var total: Int64?
+  /// Hashes a large body beside the transfer (see `DigestWorker`); `nil` for small ones,
+  /// which are hashed inline.
+  private var digestWorker: DigestWorker?
+
+  /// Bodies with at least this many bytes to come are hashed by a `DigestWorker`: below it,
+  /// a thread costs more than the digest it would move (a 4 MiB body hashes in ~2 ms).
+  public static let backgroundDigestThreshold: Int64 = 4 << 20
   /// Bytes present in the partial file: the resumed prefix plus what arrived.
   public let progress: ProgressCounter
 
@@ -64,12 +71,18 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     self.plan = plan
     switch plan {
     case .write(let offset, let total, let restart):
+      guard digestWorker == nil else {
+        throw TransferError(.protocol, "a second response head arrived after the body began")
+      }
       if restart {
         guard ftruncate(fd, 0) == 0 else { throw FileErrors.error(errno, "cannot truncate") }
         hasher.reset()
       }
       self.offset = offset
       self.total = total
+      if let total, total - offset >= Self.backgroundDigestThreshold {
+        digestWorker = DigestWorker(fd: fd, start: offset, hasher: hasher)
+      }
       progress.store(offset)
       var state = stateTemplate
       state.validator = Validator.from(head)
@@ -103,10 +116,25 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
       }
       done += count
     }
-    hasher.update(body)
+    if let digestWorker {
+      digestWorker.advance(to: offset + Int64(body.count))
+    } else {
+      hasher.update(body)
+    }
     offset += Int64(body.count)
     written += Int64(body.count)
     progress.add(moved: Int64(body.count))
     progress.store(offset)
   }
+
+  /// The SHA-256 of the partial file's bytes (the resumed prefix and this body), once the
+  /// exchange returned; `nil` when a large body could not be read back to hash it. Call
+  /// once: the hasher is finished afterwards.
+  public func digest() async -> String? {
+    guard let worker = digestWorker else { return hasher.finalize() }
+    digestWorker = nil
+    return await worker.finish()
+  }
+
+  deinit { digestWorker?.abandon() }
 }
