@@ -16,7 +16,7 @@ struct DownloadSinkDigestTests {
 
   /// Deterministic bytes, large enough for the background digest.
   private func bytes(_ count: Int) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+    TestContent.bytes(seed: 5, count: count)
   }
 
   private func feed(_ sink: DownloadSink, _ body: [UInt8], chunk: Int) throws {
