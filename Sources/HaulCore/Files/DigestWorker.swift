@@ -37,7 +37,7 @@ final class DigestWorker: Sendable {
   }
 
   /// Read-back size: large enough that the digest, not the syscall, dominates.
-  static let chunk = 1 << 20
+  static let chunk = 256 << 10
 
   private let state: Mutex<State>
   private let wake = DispatchSemaphore(value: 0)
