@@ -72,33 +72,32 @@ struct EntryRunner: Sendable {
         attemptOfSource += 1
         attempts += 1
         let host = Origin(url).description
-        guard !Task.isCancelled,
-          await scheduler.acquireSlot(
-            host: host, first: begun ? nil : (id, info, counter), events: events)
-        else {
+        guard !Task.isCancelled, await scheduler.acquireSlot(host: host) else {
           lastError = Scheduler.cancelledError
           break sources
         }
-        begun = true
+        if !begun {
+          begun = true
+          events.yield(.started(info))
+          await scheduler.beginActive(id, info, counter)
+        }
         let attempt: Result<Success, Failure>
         if let local {
           attempt = await download(entry, from: url, into: local, counter: counter)
         } else {
           attempt = await upload(entry, to: url, counter: counter)
         }
+        await scheduler.releaseSlot(host: host)
         switch attempt {
         case .success(let success):
-          await scheduler.releaseSlot(host: host, answered: 200, retryAfter: nil)
+          await scheduler.noteAnswer(host: host, status: 200, retryAfter: nil)
           result = success
           break sources
         case .failure(let failure):
           lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
-          let status = lastError.code.httpStatus
-          await scheduler.releaseSlot(
-            host: host, answered: status, retryAfter: failure.retryAfter)
-          if status == nil, lastError.code == .connection,
-            await scheduler.hostUnreachable(Origin(url))
-          {
+          if let status = lastError.code.httpStatus {
+            await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
+          } else if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
             attemptOfSource -= 1
             events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
             continue
@@ -126,8 +125,8 @@ struct EntryRunner: Sendable {
         }
       }
     }
-    await scheduler.endEntry(
-      begun ? id : nil, completedBytes: result != nil ? counter.present : (entry.size ?? 0))
+    if begun { await scheduler.endActive(id) }
+    await scheduler.noteCompleted(bytes: result != nil ? counter.present : (entry.size ?? 0))
     outcome.attempts = attempts
     outcome.bytes = counter.moved
     outcome.seconds = seconds()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Runs a manifest's entries through a transport: at most `concurrency` at once and
 /// `perHost` per host, skipping what is done, resuming partial files, retrying what is
@@ -22,9 +21,6 @@ public actor Scheduler {
   private var active: [Int: (EntryInfo, ProgressCounter)] = [:]
   private var tally = RunTally()
   private var cancelled = false
-  /// `cancelled`, readable without a hop onto the actor: the loop feeding entries checks it
-  /// once per entry.
-  private let cancelFlag = Atomic<Bool>(false)
   private var runTask: Task<Void, Never>?
   private var nextTicket = 0
   private let started = ContinuousClock.now
@@ -52,7 +48,6 @@ public actor Scheduler {
   public func cancel() {
     guard !cancelled else { return }
     cancelled = true
-    cancelFlag.store(true, ordering: .relaxed)
     runTask?.cancel()
     _ = admission.withdrawAll()
     for (_, waiter) in slotWaiters { waiter.resume(returning: false) }
@@ -78,7 +73,7 @@ public actor Scheduler {
       await withTaskGroup(of: Void.self) { group in
         var live = 0
         while let entry = iterator.next() {
-          if self.cancelFlag.load(ordering: .relaxed) {
+          if await self.isCancelled {
             await self.record(Self.outcome(entry, error: Self.cancelledError), events)
             continue
           }
@@ -153,27 +148,6 @@ public actor Scheduler {
     admit(admission.release(host: host, now: now))
   }
 
-  /// `acquireSlot` for an entry's attempt; for its first (`first` given), also publishes its
-  /// `started` event and counts it active, in the same step on the actor (one hop per
-  /// transfer instead of two: per-transfer overhead counts with thousands of small files).
-  func acquireSlot(
-    host: String, first: (id: Int, info: EntryInfo, counter: ProgressCounter)?,
-    events: AsyncStream<TransferEvent>.Continuation
-  ) async -> Bool {
-    guard await acquireSlot(host: host) else { return false }
-    if let first {
-      events.yield(.started(first.info))
-      active[first.id] = (first.info, first.counter)
-    }
-    return true
-  }
-
-  /// `releaseSlot` and, when the attempt got an answer, `noteAnswer`, in one step.
-  func releaseSlot(host: String, answered status: Int?, retryAfter: Double?) {
-    releaseSlot(host: host)
-    if let status { noteAnswer(host: host, status: status, retryAfter: retryAfter) }
-  }
-
   /// Records the status a host answered: a 429 or 503 makes haul polite to it.
   func noteAnswer(host: String, status: Int, retryAfter: Double?) {
     contacted.insert(host)
@@ -246,15 +220,17 @@ public actor Scheduler {
 
   // MARK: Progress
 
+  func beginActive(_ id: Int, _ info: EntryInfo, _ counter: ProgressCounter) {
+    active[id] = (info, counter)
+  }
+
+  func endActive(_ id: Int) {
+    active[id] = nil
+  }
+
   /// Counts a finished entry's length toward `ProgressSnapshot.completedBytes`.
   func noteCompleted(bytes: Int64) {
     tally.completedBytes += bytes
-  }
-
-  /// `endActive` (when the entry had begun) and `noteCompleted`, in one step.
-  func endEntry(_ id: Int?, completedBytes: Int64) {
-    if let id { active[id] = nil }
-    tally.completedBytes += completedBytes
   }
 
   private func snapshot() -> ProgressSnapshot {
