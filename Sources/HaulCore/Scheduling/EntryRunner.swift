@@ -307,7 +307,10 @@ struct EntryRunner: Sendable {
       return .failure(
         Failure(error: TransferError(.sizeMismatch, "received \(length) bytes, expected \(size)")))
     }
-    let digest = hasher.finalize()
+    guard let digest = await sink.digest() else {
+      return .failure(
+        Failure(error: TransferError(.io, "cannot read \(entry.path) back to hash it")))
+    }
     if let expected = entry.sha256, digest != expected {
       local.discardPartial()
       return .failure(
