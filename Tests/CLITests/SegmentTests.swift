@@ -60,27 +60,26 @@ struct SegmentTests {
   func a_killed_download_resumes_each_segment_where_it_stopped(transport: String) async throws {
     defer { cleanUp() }
     let size: Int64 = 8 << 20
-    // About 500 KB/s per segment: each 2 MiB segment takes four seconds.
-    let url = server.dataURL("slow", size: size, seed: 62, options: ["drip": "500000"])
+    // The probe and the four segments of the first run (the first five requests) each get
+    // 300,000 bytes and then nothing for 30 s; later requests are served at full speed.
+    let url = server.dataURL(
+      "slow", size: size, seed: 62,
+      options: ["stall": "300000", "stallSeconds": "30", "times": "5"])
     let sha = TestContent.sha256(seed: 62, count: size)
     try writeManifest(
-      [
-        try manifestLine([
-          "url": url.absoluteString, "path": "slow.bin", "size": size, "sha256": sha,
-        ])
-      ],
+      [try manifestLine(["url": url.absoluteString, "path": "slow.bin", "size": size, "sha256": sha])],
       in: directory)
     let arguments = [
       "run", "manifest.jsonl", "-o", "out", "--segments", "4", "--min-segment-size", "1M",
       "--transport", transport, "-q",
     ]
 
-    // Given a run killed once every segment has saved some progress,
+    // Given a run killed once every segment has saved its 300,000 bytes,
     let running = try HaulBinary.start(arguments, in: directory)
     let statePath = directory.file("out/slow.bin.haul-state")
     for _ in 0..<800 where running.process.isRunning {
       if let segments = Self.savedSegments(statePath), segments.count == 4,
-        segments.allSatisfy({ $0.next > $0.start })
+        segments.allSatisfy({ $0.next == $0.start + 300_000 })
       {
         break
       }
@@ -92,7 +91,7 @@ struct SegmentTests {
     #expect(killedMidWay, "haul ended before it could be killed mid-way: \(killed.stderr)")
     let saved = try #require(Self.savedSegments(statePath))
     #expect(saved.count == 4)
-    #expect(saved.allSatisfy { $0.next > $0.start })
+    #expect(saved.allSatisfy { $0.next == $0.start + 300_000 })
     let before = server.requests.count
 
     // when it runs again,
