@@ -133,7 +133,7 @@ struct FaultNetworkTests {
   @Test(arguments: transports)
   func a_stalled_body_times_out_and_is_retried(transport: String) async throws {
     defer { cleanUp() }
-    let stall = ["stall": "20000", "stallSeconds": "8"]
+    let stall = ["stall": "20000", "stallSeconds": "30"]
     let lines = [
       try dataLine(
         server, "stall-once", size: 80_000, seed: 5, options: stall.merging(["times": "1"]) { $1 }),
@@ -147,7 +147,7 @@ struct FaultNetworkTests {
         runArguments(transport, ["--timeout", "1", "--retries", "1"]), in: directory),
       reportIn: directory)
 
-    #expect(Date().timeIntervalSince(started) < 8, "a stall was not cut by --timeout")
+    #expect(Date().timeIntervalSince(started) < 25, "a stall was not cut by --timeout")
     #expect(run.result.status == 1)
     #expect(run.status(1) == "ok", "\(run.describe(1))")
     #expect(run.attempts(1) == 2)

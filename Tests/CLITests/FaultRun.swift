@@ -117,3 +117,25 @@ func runShell(_ script: String, in directory: TemporaryDirectory, timeout: Doubl
 func shellQuoted(_ value: String) -> String {
   "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
+
+/// Polls `condition` every few milliseconds on a dispatch thread (not the test pool's, whose
+/// threads may be busy hashing for parallel tests) until it holds or `timeout` seconds pass,
+/// then runs `then` on that thread at once. Returns whether the condition held.
+@discardableResult
+func whenOffPool(
+  _ condition: @escaping @Sendable () -> Bool, timeout: Double,
+  then action: @escaping @Sendable () -> Void = {}
+) async -> Bool {
+  await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+    DispatchQueue.global().async {
+      let deadline = Date().addingTimeInterval(timeout)
+      var held = condition()
+      while !held && Date() < deadline {
+        usleep(2000)
+        held = condition()
+      }
+      action()
+      done.resume(returning: held)
+    }
+  }
+}

@@ -100,9 +100,7 @@ struct EntryRunner: Sendable {
           if failure.answered { await scheduler.noteContact(host: host) }
           if let status = lastError.code.httpStatus {
             await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
-          } else if Self.mayBeOutage(lastError.code),
-            await scheduler.hostUnreachable(Origin(url))
-          {
+          } else if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
             attemptOfSource -= 1
             events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
             continue
@@ -143,13 +141,6 @@ struct EntryRunner: Sendable {
       outcome.error = lastError
     }
     return outcome
-  }
-
-  /// Whether a failure with `code` may come from the host (or the network) going away: a
-  /// refused or reset connection, a stall, or a body cut short. The scheduler then checks
-  /// whether the host still accepts connections before the attempt is charged.
-  static func mayBeOutage(_ code: TransferError.Code) -> Bool {
-    code == .connection || code == .timeout || code == .protocol
   }
 
   /// The destination's digest ("" when none was computed) when the entry is already

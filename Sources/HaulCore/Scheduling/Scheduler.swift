@@ -187,8 +187,7 @@ public actor Scheduler {
 
   // MARK: Connectivity
 
-  /// Called when an attempt to `origin` failed with a connection error, a stall or a cut
-  /// body (`EntryRunner.mayBeOutage`). When the host had
+  /// Called when an attempt to `origin` failed with a connection error. When the host had
   /// answered earlier in this run and does not accept connections now, it is down: nothing
   /// new starts there, one probe retries with backoff, and this returns `true` once the host
   /// is back (the attempt then does not count against the entry's retries). Returns `false`
@@ -211,8 +210,9 @@ public actor Scheduler {
     var delay = 0.25
     let began = now
     var waited = false
+    var reachable = false
     while !cancelled {
-      let reachable = await Task.detached {
+      reachable = await Task.detached {
         ConnectivityProbe.canConnect(host: origin.host, port: origin.port, timeout: 2)
       }.value
       if reachable || now - began > options.outageLimit { break }
@@ -222,7 +222,10 @@ public actor Scheduler {
     }
     let waiters = outages.removeValue(forKey: host) ?? []
     admit(admission.markUp(host: host, now: now))
-    for waiter in waiters { waiter.resume(returning: waited && !cancelled) }
+    // Only a host that came back after a wait excuses the failed attempts; past the outage
+    // limit (or on cancel) they count, so retries are spent and the run ends.
+    let excused = waited && reachable && !cancelled
+    for waiter in waiters { waiter.resume(returning: excused) }
   }
 
   // MARK: Progress
