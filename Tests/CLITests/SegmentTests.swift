@@ -23,7 +23,7 @@ struct SegmentTests {
     defer { cleanUp() }
     let size: Int64 = 64 << 20
     let url = server.dataURL("big", size: size, seed: 61)
-    let sha = TestContent.sha256(seed: 61, count: size)
+    let sha = await Self.sha256(seed: 61, count: size)
     try writeManifest(
       [
         try manifestLine([
@@ -39,7 +39,7 @@ struct SegmentTests {
       ], in: directory)
 
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(FileDigest(path: directory.file("out/big.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/big.bin")) == sha)
     let records = server.requests(pathPrefix: "/data/big")
     #expect(records.count == 5, "\(records.map { $0.value(for: "Range") ?? "-" })")
     #expect(records.filter { $0.value(for: "Range") == "bytes=0-0" }.count == 1)
@@ -65,9 +65,13 @@ struct SegmentTests {
     let url = server.dataURL(
       "slow", size: size, seed: 62,
       options: ["stall": "300000", "stallSeconds": "30", "times": "5"])
-    let sha = TestContent.sha256(seed: 62, count: size)
+    let sha = await Self.sha256(seed: 62, count: size)
     try writeManifest(
-      [try manifestLine(["url": url.absoluteString, "path": "slow.bin", "size": size, "sha256": sha])],
+      [
+        try manifestLine([
+          "url": url.absoluteString, "path": "slow.bin", "size": size, "sha256": sha,
+        ])
+      ],
       in: directory)
     let arguments = [
       "run", "manifest.jsonl", "-o", "out", "--segments", "4", "--min-segment-size", "1M",
@@ -99,7 +103,7 @@ struct SegmentTests {
 
     // then it asks for exactly what each segment lacks, guarded by the validator, and no probe.
     #expect(rerun.status == 0, "\(rerun.stderr)")
-    #expect(FileDigest(path: directory.file("out/slow.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/slow.bin")) == sha)
     let again = server.requests.dropFirst(before)
     #expect(!again.contains { $0.value(for: "Range") == "bytes=0-0" })
     let wanted = saved.filter { !$0.isComplete }.map { "bytes=\($0.next)-\($0.end)" }
@@ -118,7 +122,7 @@ struct SegmentTests {
     // server has a new version: If-Range no longer matches and the answer is a whole 200.
     let url = server.dataURL("moving", size: size, seed: 63, options: ["changeAfter": "3"])
     let newSeed = FaultServer.changingSeed(63, hit: 1)
-    let sha = TestContent.sha256(seed: newSeed, count: size)
+    let sha = await Self.sha256(seed: newSeed, count: size)
     try writeManifest(
       [try manifestLine(["url": url.absoluteString, "path": "moving.bin", "sha256": sha])],
       in: directory)
@@ -130,7 +134,7 @@ struct SegmentTests {
       ], in: directory)
 
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(FileDigest(path: directory.file("out/moving.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/moving.bin")) == sha)
     let records = server.requests(pathPrefix: "/data/moving")
     #expect(records.filter { $0.value(for: "Range") == "bytes=0-0" }.count == 2)
     #expect(records.contains { $0.status == 200 })
@@ -151,7 +155,7 @@ struct SegmentTests {
     defer { cleanUp() }
     let size: Int64 = 16 << 20
     let url = server.dataURL("whole", size: size, seed: 64, options: ["ignoreRange": "1"])
-    let sha = TestContent.sha256(seed: 64, count: size)
+    let sha = await Self.sha256(seed: 64, count: size)
     try writeManifest(
       [
         try manifestLine([
@@ -167,7 +171,7 @@ struct SegmentTests {
       ], in: directory)
 
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(FileDigest(path: directory.file("out/whole.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/whole.bin")) == sha)
     let records = server.requests(pathPrefix: "/data/whole")
     // The probe learns there are no ranges; one plain GET follows.
     #expect(records.count == 2)
@@ -244,6 +248,23 @@ struct SegmentTests {
   }
 
   // MARK: Helpers
+
+  /// `TestContent.sha256` on a thread of its own: hashing tens of MiB on the test runner's
+  /// few cooperative threads would stall the polling of other tests running in parallel.
+  static func sha256(seed: UInt64, count: Int64) async -> String {
+    await onThread { TestContent.sha256(seed: seed, count: count) }
+  }
+
+  /// The SHA-256 of the file at `path`, if it exists, on a thread of its own.
+  static func digest(_ path: String) async -> String? {
+    await onThread { FileDigest(path: path)?.sha256 }
+  }
+
+  static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Thread { continuation.resume(returning: work()) }.start()
+    }
+  }
 
   /// The `ETag` the fault server sends for content `seed` of `size` bytes.
   static func etag(seed: UInt64, size: Int64) -> String {
