@@ -58,23 +58,35 @@ struct HTTP2Tests {
       }
       let transfers = try #require(
         try jsonFile(directory.file("report.json"))["transfers"] as? [[String: Any]])
-      withKnownIssue(
-        """
-        libcurl 7.88 refuses CURLOPT_BUFFERSIZE (CURLE_BAD_FUNCTION_ARGUMENT) on an easy handle \
-        recycled after an HTTP/2 transfer, so CurlTransport fails the next exchange on that \
-        handle before it starts and the scheduler retries it; fix: CurlLoop.recycle must not \
-        pool a handle whose last transfer was HTTP/2
-        """,
-        isIntermittent: true
-      ) {
-        #expect(transfers.allSatisfy { $0["attempts"] as? Int == 1 }, "\(transfers)")
-      }
+      #expect(transfers.allSatisfy { $0["attempts"] as? Int == 1 }, "\(transfers)")
       let log = nginx.timingLog(atLeast: 9)
       #expect(log.count >= 9)
       #expect(log.allSatisfy { $0.version == "HTTP/2.0" }, "\(log.map(\.version))")
       // Multiplexed: one connection carried streams that were in flight together.
       #expect(Set(log.map(\.connection)).count == 1, "\(log.map(\.connection))")
       #expect(TimedRequest.maxOverlap(log.filter { $0.uri.hasPrefix("/slow/") }) >= 4)
+    }
+  }
+
+  @Test func many_small_files_over_h2_each_succeed_at_the_first_attempt() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-cli-h2-small")
+    defer { directory.remove() }
+    try await NginxFixture.with(tls: true, http2: true) { nginx in
+      let digests = try Self.serve(48, of: 4096, under: "small", from: nginx, in: directory)
+
+      // No retries: an exchange that fails before it starts (as on an easy handle reused
+      // after an HTTP/2 transfer, which libcurl 7.88 refuses to configure) fails the run.
+      let result = try await HaulBinary.run(
+        [
+          "run", "manifest.jsonl", "-o", "out", "-j", "4", "--transport", "curl", "--cacert",
+          nginx.certificatePath!, "-q", "--retries", "0",
+        ], in: directory)
+
+      #expect(result.status == 0, "\(result.stderr)")
+      for (name, digest) in digests {
+        #expect(FileDigest(path: directory.file("out/\(name)"))?.sha256 == digest, "\(name)")
+      }
+      #expect(nginx.timingLog(atLeast: 48).allSatisfy { $0.version == "HTTP/2.0" })
     }
   }
 
