@@ -68,6 +68,28 @@ struct HTTP2Tests {
     }
   }
 
+  @Test func many_small_files_over_h2_each_succeed_at_the_first_attempt() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-cli-h2-small")
+    defer { directory.remove() }
+    try await NginxFixture.with(tls: true, http2: true) { nginx in
+      let digests = try Self.serve(48, of: 4096, under: "small", from: nginx, in: directory)
+
+      // No retries: an exchange that fails before it starts (as on an easy handle reused
+      // after an HTTP/2 transfer, which libcurl 7.88 refuses to configure) fails the run.
+      let result = try await HaulBinary.run(
+        [
+          "run", "manifest.jsonl", "-o", "out", "-j", "4", "--transport", "curl", "--cacert",
+          nginx.certificatePath!, "-q", "--retries", "0",
+        ], in: directory)
+
+      #expect(result.status == 0, "\(result.stderr)")
+      for (name, digest) in digests {
+        #expect(FileDigest(path: directory.file("out/\(name)"))?.sha256 == digest, "\(name)")
+      }
+      #expect(nginx.timingLog(atLeast: 48).allSatisfy { $0.version == "HTTP/2.0" })
+    }
+  }
+
   @Test func an_https_server_without_h2_still_gets_parallel_connections() async throws {
     let directory = try TemporaryDirectory(prefix: "haul-cli-h1")
     defer { directory.remove() }

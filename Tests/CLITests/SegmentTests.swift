@@ -23,7 +23,7 @@ struct SegmentTests {
     defer { cleanUp() }
     let size: Int64 = 64 << 20
     let url = server.dataURL("big", size: size, seed: 61)
-    let sha = TestContent.sha256(seed: 61, count: size)
+    let sha = await Self.sha256(seed: 61, count: size)
     try writeManifest(
       [
         try manifestLine([
@@ -39,7 +39,7 @@ struct SegmentTests {
       ], in: directory)
 
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(FileDigest(path: directory.file("out/big.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/big.bin")) == sha)
     let records = server.requests(pathPrefix: "/data/big")
     #expect(records.count == 5, "\(records.map { $0.value(for: "Range") ?? "-" })")
     #expect(records.filter { $0.value(for: "Range") == "bytes=0-0" }.count == 1)
@@ -60,10 +60,12 @@ struct SegmentTests {
   func a_killed_download_resumes_each_segment_where_it_stopped(transport: String) async throws {
     defer { cleanUp() }
     let size: Int64 = 8 << 20
-    // About 200 KB/s per segment: each 2 MiB segment takes ten seconds, room enough to be
-    // killed mid-way on a loaded machine.
-    let url = server.dataURL("slow", size: size, seed: 62, options: ["drip": "200000"])
-    let sha = TestContent.sha256(seed: 62, count: size)
+    // The probe and the four segments of the first run (the first five requests) each get
+    // 300,000 bytes and then nothing for 30 s; later requests are served at full speed.
+    let url = server.dataURL(
+      "slow", size: size, seed: 62,
+      options: ["stall": "300000", "stallSeconds": "30", "times": "5"])
+    let sha = await Self.sha256(seed: 62, count: size)
     try writeManifest(
       [
         try manifestLine([
@@ -76,12 +78,12 @@ struct SegmentTests {
       "--transport", transport, "-q",
     ]
 
-    // Given a run killed once every segment has saved some progress,
+    // Given a run killed once every segment has saved its 300,000 bytes,
     let running = try HaulBinary.start(arguments, in: directory)
     let statePath = directory.file("out/slow.bin.haul-state")
     for _ in 0..<800 where running.process.isRunning {
       if let segments = Self.savedSegments(statePath), segments.count == 4,
-        segments.allSatisfy({ $0.next > $0.start })
+        segments.allSatisfy({ $0.next == $0.start + 300_000 })
       {
         break
       }
@@ -93,7 +95,7 @@ struct SegmentTests {
     #expect(killedMidWay, "haul ended before it could be killed mid-way: \(killed.stderr)")
     let saved = try #require(Self.savedSegments(statePath))
     #expect(saved.count == 4)
-    #expect(saved.allSatisfy { $0.next > $0.start })
+    #expect(saved.allSatisfy { $0.next == $0.start + 300_000 })
     let before = server.requests.count
 
     // when it runs again,
@@ -101,7 +103,7 @@ struct SegmentTests {
 
     // then it asks for exactly what each segment lacks, guarded by the validator, and no probe.
     #expect(rerun.status == 0, "\(rerun.stderr)")
-    #expect(FileDigest(path: directory.file("out/slow.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/slow.bin")) == sha)
     let again = server.requests.dropFirst(before)
     #expect(!again.contains { $0.value(for: "Range") == "bytes=0-0" })
     let wanted = saved.filter { !$0.isComplete }.map { "bytes=\($0.next)-\($0.end)" }
@@ -120,7 +122,7 @@ struct SegmentTests {
     // server has a new version: If-Range no longer matches and the answer is a whole 200.
     let url = server.dataURL("moving", size: size, seed: 63, options: ["changeAfter": "3"])
     let newSeed = FaultServer.changingSeed(63, hit: 1)
-    let sha = TestContent.sha256(seed: newSeed, count: size)
+    let sha = await Self.sha256(seed: newSeed, count: size)
     try writeManifest(
       [try manifestLine(["url": url.absoluteString, "path": "moving.bin", "sha256": sha])],
       in: directory)
@@ -132,7 +134,7 @@ struct SegmentTests {
       ], in: directory)
 
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(FileDigest(path: directory.file("out/moving.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/moving.bin")) == sha)
     let records = server.requests(pathPrefix: "/data/moving")
     #expect(records.filter { $0.value(for: "Range") == "bytes=0-0" }.count == 2)
     #expect(records.contains { $0.status == 200 })
@@ -153,7 +155,7 @@ struct SegmentTests {
     defer { cleanUp() }
     let size: Int64 = 16 << 20
     let url = server.dataURL("whole", size: size, seed: 64, options: ["ignoreRange": "1"])
-    let sha = TestContent.sha256(seed: 64, count: size)
+    let sha = await Self.sha256(seed: 64, count: size)
     try writeManifest(
       [
         try manifestLine([
@@ -169,7 +171,7 @@ struct SegmentTests {
       ], in: directory)
 
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(FileDigest(path: directory.file("out/whole.bin"))?.sha256 == sha)
+    #expect(await Self.digest(directory.file("out/whole.bin")) == sha)
     let records = server.requests(pathPrefix: "/data/whole")
     // The probe learns there are no ranges; one plain GET follows.
     #expect(records.count == 2)
@@ -246,6 +248,23 @@ struct SegmentTests {
   }
 
   // MARK: Helpers
+
+  /// `TestContent.sha256` on a thread of its own: hashing tens of MiB on the test runner's
+  /// few cooperative threads would stall the polling of other tests running in parallel.
+  static func sha256(seed: UInt64, count: Int64) async -> String {
+    await onThread { TestContent.sha256(seed: seed, count: count) }
+  }
+
+  /// The SHA-256 of the file at `path`, if it exists, on a thread of its own.
+  static func digest(_ path: String) async -> String? {
+    await onThread { FileDigest(path: path)?.sha256 }
+  }
+
+  static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Thread { continuation.resume(returning: work()) }.start()
+    }
+  }
 
   /// The `ETag` the fault server sends for content `seed` of `size` bytes.
   static func etag(seed: UInt64, size: Int64) -> String {
