@@ -77,6 +77,13 @@ final class CurlEasy {
     _ = haul_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
     return code
   }
+
+  /// Whether the last transfer spoke HTTP/2 (`CURLINFO_HTTP_VERSION`).
+  var usedHTTP2: Bool {
+    var version = 0
+    _ = haul_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
+    return version == CURL_HTTP_VERSION_2_0
+  }
 }
 
 @available(*, unavailable)

@@ -137,9 +137,13 @@ final class CurlLoop {
     exchange.complete(result)
   }
 
+  /// Keeps a finished handle for the next exchange. A handle whose last transfer was HTTP/2
+  /// is not kept: libcurl 7.88 then refuses `CURLOPT_BUFFERSIZE` on it
+  /// (CURLE_BAD_FUNCTION_ARGUMENT), which would fail the next exchange before it starts.
   private func recycle(_ easy: CurlEasy) {
+    let reusable = !easy.usedHTTP2
     easy.reset()
-    if idleHandles.count < maxIdleHandles {
+    if reusable && idleHandles.count < maxIdleHandles {
       idleHandles.append(easy)
     } else {
       easy.cleanup()

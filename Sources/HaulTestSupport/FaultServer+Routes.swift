@@ -66,7 +66,15 @@ private struct FaultExchange {
     if request.hasBody && (!isUpload || divertsUpload) {
       guard connection.readBody(of: request, { _ in true }) else { return false }
     }
+    if let limit = int("throttle") {
+      guard server.enterThrottled(limit: Int(limit)) else { return sendThrottled() }
+    }
+    defer { if options["throttle"] != nil { server.leaveThrottled() } }
     if let wait = double("wait"), !pause(wait) { return false }
+    if let digest = options["bearer"], !bearerMatches(digest) {
+      return sendSmall(
+        status: 401, headers: [("WWW-Authenticate", "Bearer")], body: "unauthorized\n")
+    }
     if faulty, let status = int("status") {
       var headers: [(String, String)] = []
       if let retryAfter = options["retryAfter"] { headers.append(("Retry-After", retryAfter)) }
@@ -95,9 +103,10 @@ private struct FaultExchange {
   private func data(name: String) -> Bool {
     let size = int("size") ?? 0
     let changing = options["etag"] == "changing"
-    let generationOfContent = changing ? UInt64(hit) : 0
+    let changed = int("changeAfter").map { Int64(hit) >= $0 } ?? false
+    let generationOfContent = changing ? UInt64(hit) : changed ? 1 : 0
     let baseSeed = options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name)
-    let seed = changing ? FaultServer.changingSeed(baseSeed, hit: hit) : baseSeed
+    let seed = FaultServer.changingSeed(baseSeed, hit: Int(generationOfContent))
     let etag = "\"\(String(seed, radix: 16))-\(size)\""
     let lastModified = Self.httpDate(
       Date(timeIntervalSince1970: 1_704_067_200 + Double(generationOfContent) * 60))
@@ -213,6 +222,13 @@ private struct FaultExchange {
     return connection.send(text)
   }
 
+  /// The `throttle` answer: 429, with `Retry-After` when the request asked for one.
+  private func sendThrottled() -> Bool {
+    var headers: [(String, String)] = []
+    if let retryAfter = options["retryAfter"] { headers.append(("Retry-After", retryAfter)) }
+    return sendSmall(status: 429, headers: headers, body: "too many requests in flight\n")
+  }
+
   private func sendSmall(status: Int, headers: [(String, String)], body: String) -> Bool {
     var headers = headers
     headers.append(("Content-Length", String(body.utf8.count)))
@@ -280,6 +296,14 @@ private struct FaultExchange {
     guard let validator = request.value(for: "If-Range") else { return true }
     if validator.hasPrefix("\"") { return validator == etag }
     return validator == date
+  }
+
+  /// Whether the request's bearer token has the SHA-256 `digest` (hex).
+  private func bearerMatches(_ digest: String) -> Bool {
+    guard let value = request.value(for: "Authorization"), value.hasPrefix("Bearer ") else {
+      return false
+    }
+    return SHA256.hex(of: Array(value.dropFirst(7).utf8)) == digest
   }
 
   /// This URL with its `hop` query parameter incremented, as an absolute URL.

@@ -37,7 +37,14 @@ import Synchronization
 ///   new content: seed, `ETag` and `Last-Modified` change with the hit), `endless=1` (a
 ///   chunked body that never ends), `chunked=1` (the body in chunked encoding),
 ///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
-///   belongs, then close).
+///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
+///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`).
+/// - `bearer=H`: 401 (with `WWW-Authenticate: Bearer`) unless the request carries
+///   `Authorization: Bearer T` where T's SHA-256 is H (hex; the URL never holds the token):
+///   a token that expired, for credential refresh tests.
+/// - `throttle=K&retryAfter=V`: a server that throttles busy clients: 429 (with
+///   `Retry-After: V`) whenever more than K requests carrying `throttle` would be in
+///   flight at once, this one included; see `FaultServer+Throttle.swift`.
 ///
 /// Every request is logged (`requests`) with its start and end order, so tests can assert
 /// what was asked and how many requests were in flight at once (`maxInFlight(pathPrefix:)`).
@@ -62,6 +69,8 @@ public final class FaultServer: Sendable {
     var bodyBytes: [String: Int64] = [:]
     var inFlight = 0
     var maxInFlight = 0
+    /// Requests with a `throttle` option being answered (see `FaultServer+Throttle.swift`).
+    var throttledInFlight = 0
   }
   let shared = Mutex(Shared())
   /// Threads serving connections (and the accept thread), so `stop()` can wait for them.

@@ -3,7 +3,7 @@ import Foundation
 extension NginxFixture {
   /// Writes `nginx.conf` (and the folders it names) into `directory`.
   static func writeConfiguration(
-    in directory: TemporaryDirectory, port: Int, tlsPort: Int?
+    in directory: TemporaryDirectory, port: Int, tlsPort: Int?, http2: Bool = false
   ) throws {
     let d = directory.path
     for folder in ["root/upload", "tmp"] {
@@ -14,6 +14,9 @@ extension NginxFixture {
     // as root that needs saying (nginx would otherwise switch to `nobody`).
     let user = geteuid() == 0 ? "user root;" : ""
     let redirects = """
+          location /slow/ {
+            limit_rate 1m;
+          }
           location /to-http/ {
             rewrite ^/to-http(/.*)$ http://127.0.0.1:\(port)$1 redirect;
           }
@@ -25,7 +28,7 @@ extension NginxFixture {
     if let tlsPort {
       tlsServer = """
           server {
-            listen 127.0.0.1:\(tlsPort) ssl;
+            listen 127.0.0.1:\(tlsPort) ssl\(http2 ? " http2" : "");
             server_name localhost;
             ssl_certificate \(d)/cert.pem;
             ssl_certificate_key \(d)/key.pem;
@@ -45,6 +48,8 @@ extension NginxFixture {
       http {
         log_format haul '$request_method $request_uri $status $body_bytes_sent';
         access_log \(d)/access.log haul;
+        log_format timing '$server_protocol $connection $msec $request_time $status $request_uri';
+        access_log \(d)/timing.log timing;
         client_body_temp_path \(d)/tmp/body;
         proxy_temp_path \(d)/tmp/proxy;
         fastcgi_temp_path \(d)/tmp/fastcgi;

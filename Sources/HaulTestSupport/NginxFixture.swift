@@ -12,7 +12,11 @@ import Synchronization
 /// With `tls: true` it also serves the same root over HTTPS on `tlsPort`, with a fresh
 /// self-signed certificate for `127.0.0.1` (`certificatePath`, to trust as an extra CA). On
 /// both ports, `/to-http/<path>` redirects (302) to `<path>` on the HTTP port and
-/// `/to-https/<path>` to `<path>` on the HTTPS port.
+/// `/to-https/<path>` to `<path>` on the HTTPS port. With `http2: true` the HTTPS port also
+/// offers HTTP/2 (ALPN `h2`; never cleartext h2c). Files under `root/slow/` are sent at
+/// 1 MB/s per request (`limit_rate`), so requests overlap long enough to be counted; the
+/// timing log (`timingLog()`) says which protocol and connection served each request, and
+/// when.
 ///
 /// nginx runs in the foreground (`daemon off;`) as this process's child. `stop()` always ends
 /// it (SIGTERM, then SIGKILL for it and its workers) and removes the directory; use
@@ -50,15 +54,16 @@ public final class NginxFixture: Sendable {
 
   /// Starts nginx, runs `body` with it, and stops it however `body` ends.
   public static func with<T>(
-    tls: Bool = false, _ body: (NginxFixture) async throws -> T
+    tls: Bool = false, http2: Bool = false, _ body: (NginxFixture) async throws -> T
   ) async throws -> T {
-    let nginx = try start(tls: tls)
+    let nginx = try start(tls: tls, http2: http2)
     defer { nginx.stop() }
     return try await body(nginx)
   }
 
-  /// Starts nginx (also on HTTPS when `tls`) and waits until it accepts connections.
-  public static func start(tls: Bool = false) throws -> NginxFixture {
+  /// Starts nginx (also on HTTPS when `tls`, offering HTTP/2 there when `http2`) and waits
+  /// until it accepts connections.
+  public static func start(tls: Bool = false, http2: Bool = false) throws -> NginxFixture {
     guard FileManager.default.isExecutableFile(atPath: binary) else {
       throw FixtureError(
         "nginx is required for this test but \(binary) is missing: "
@@ -72,7 +77,7 @@ public final class NginxFixture: Sendable {
         var tlsPort = tls ? try freePort() : nil
         while tlsPort == port { tlsPort = try freePort() }
         if tls { try makeCertificate(in: directory) }
-        try writeConfiguration(in: directory, port: port, tlsPort: tlsPort)
+        try writeConfiguration(in: directory, port: port, tlsPort: tlsPort, http2: http2)
         let process = try launch(in: directory)
         let fixture = NginxFixture(
           port: port, tlsPort: tlsPort, directory: directory, process: process)

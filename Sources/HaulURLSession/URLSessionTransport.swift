@@ -40,7 +40,8 @@ public final class URLSessionTransport: Transport {
   /// Creates the transport and its session.
   ///
   /// - Parameter options: `maxConnectionsPerHost` (per host name and port) and
-  ///   `maxHeaderBytes` are enforced; `maxConnections` is left to the scheduler (corelibs
+  ///   `maxHeaderBytes` are enforced; `maxBytesPerSecond` paces the delegate queue (see
+  ///   `URLSessionRateLimiter`); `maxConnections` is left to the scheduler (corelibs
   ///   never sets `CURLMOPT_MAX_TOTAL_CONNECTIONS`); `extraCACertificates` cannot be applied
   ///   (a TLS failure says so).
   public init(options: TransportOptions = .init()) {
@@ -59,7 +60,8 @@ public final class URLSessionTransport: Transport {
     let queue = BoundedOperationQueue()
     queue.name = "haul.urlsession.delegate"
     delegateQueue = queue
-    delegate = URLSessionTransportDelegate()
+    delegate = URLSessionTransportDelegate(
+      rateLimiter: options.maxBytesPerSecond.map(URLSessionRateLimiter.init(bytesPerSecond:)))
     session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
   }
 

@@ -18,6 +18,12 @@ import Synchronization
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
   private let exchanges = Mutex<[Int: URLSessionExchange]>([:])
   private let invalidation = Mutex<Invalidation>(Invalidation())
+  /// Paces body chunks and upload progress to `--max-rate`, when one is set.
+  private let rateLimiter: URLSessionRateLimiter?
+
+  init(rateLimiter: URLSessionRateLimiter? = nil) {
+    self.rateLimiter = rateLimiter
+  }
 
   private struct Invalidation {
     var done = false
@@ -57,6 +63,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     exchange(of: dataTask)?.receive(data: data)
+    rateLimiter?.pace(data.count)
   }
 
   func urlSession(
@@ -64,6 +71,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64
   ) {
     exchange(of: task)?.receive(sent: totalBytesSent)
+    rateLimiter?.pace(Int(clamping: bytesSent))
   }
 
   /// haul follows redirects itself: answering `nil` makes corelibs deliver the 3xx as the

@@ -41,6 +41,8 @@ enum Haul {
         return await RunCommand(options: try RunOptions(parsed)).execute()
       case Commands.verify.name:
         return try VerifyCommand(parsed).execute()
+      case Commands.bench.name:
+        return await BenchCommand(options: try BenchOptions(parsed)).execute()
       default:
         throw UsageError("'\(command.name)' is not yet available")
       }

@@ -84,7 +84,7 @@ final class SchedulerTests {
       transport: transport,
       options: SchedulerOptions(
         outputDirectory: directory, concurrency: concurrency, perHost: perHost, retries: retries,
-        backoffBase: 0.001, backoffCap: 0.01))
+        backoffBase: 0.001, backoffCap: 0.01, outageLimit: 0.5))
     var events: [TransferEvent] = []
     var outcomes: [Int: EntryOutcome] = [:]
     for await event in scheduler.run(entries) {

@@ -176,20 +176,26 @@ extension EntryRunner {
         }
       }
       let saver = Task {
-        while !Task.isCancelled {
-          try? await Task.sleep(for: .seconds(1))
+        while (try? await Task.sleep(for: .seconds(1))) != nil {
           save()
         }
       }
       var first: Failure?
       for await result in group {
-        if let result, first == nil { first = result }
+        if let result, first == nil {
+          // The attempt has failed: the other segments stop too (their progress is saved
+          // below), rather than fetch ranges of a file that may be restarted or abandoned.
+          first = result
+          group.cancelAll()
+        }
         if first == nil {
           do throws(TransferError) { try file.catchUp() } catch { first = Failure(error: error) }
         }
         save()
       }
+      // Wait for the saver to end, so no save lands after the file is finished.
       saver.cancel()
+      await saver.value
       return first
     }
   }

@@ -89,18 +89,25 @@ struct EntryRunner: Sendable {
         } else {
           attempt = await upload(entry, to: url, counter: counter)
         }
+        // The answer is noted before the slot is freed, so a 429/503 lowers the host's
+        // limit before the freed slot can start another request there.
+        switch attempt {
+        case .success:
+          await scheduler.noteAnswer(host: host, status: 200, retryAfter: nil)
+        case .failure(let failure):
+          if failure.answered { await scheduler.noteContact(host: host) }
+          if let status = failure.error.code.httpStatus {
+            await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
+          }
+        }
         await scheduler.releaseSlot(host: host)
         switch attempt {
         case .success(let success):
-          await scheduler.noteAnswer(host: host, status: 200, retryAfter: nil)
           result = success
           break sources
         case .failure(let failure):
           lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
-          if failure.answered { await scheduler.noteContact(host: host) }
-          if let status = lastError.code.httpStatus {
-            await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
-          } else if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
+          if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
             attemptOfSource -= 1
             events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
             continue
@@ -307,7 +314,10 @@ struct EntryRunner: Sendable {
       return .failure(
         Failure(error: TransferError(.sizeMismatch, "received \(length) bytes, expected \(size)")))
     }
-    let digest = hasher.finalize()
+    guard let digest = await sink.digest() else {
+      return .failure(
+        Failure(error: TransferError(.io, "cannot read \(entry.path) back to hash it")))
+    }
     if let expected = entry.sha256, digest != expected {
       local.discardPartial()
       return .failure(

@@ -213,8 +213,9 @@ public actor Scheduler {
     var delay = 0.25
     let began = now
     var waited = false
+    var reachable = false
     while !cancelled {
-      let reachable = await Task.detached {
+      reachable = await Task.detached {
         ConnectivityProbe.canConnect(host: origin.host, port: origin.port, timeout: 2)
       }.value
       if reachable || now - began > options.outageLimit { break }
@@ -224,7 +225,10 @@ public actor Scheduler {
     }
     let waiters = outages.removeValue(forKey: host) ?? []
     admit(admission.markUp(host: host, now: now))
-    for waiter in waiters { waiter.resume(returning: waited && !cancelled) }
+    // Only a host that came back after a wait excuses the failed attempts; past the outage
+    // limit (or on cancel) they count, so retries are spent and the run ends.
+    let excused = waited && reachable && !cancelled
+    for waiter in waiters { waiter.resume(returning: excused) }
   }
 
   // MARK: Progress

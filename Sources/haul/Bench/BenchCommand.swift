@@ -1,0 +1,106 @@
+import Foundation
+import HaulCore
+
+/// `haul bench MANIFEST`: runs the same manifest through each transport, `--repeat` rounds
+/// interleaved (curl, urlsession, curl, urlsession, ...), each run into a fresh folder, in
+/// this process through the library (a `Scheduler` per run, a new transport per run), and
+/// prints the comparison. Exit status 0 when every run succeeded, 1 otherwise.
+struct BenchCommand {
+  let options: BenchOptions
+
+  func execute() async -> ExitCode {
+    let input: ManifestInput
+    let statistics: ManifestStatistics
+    do throws(ManifestError) {
+      input = try ManifestInput(argument: options.manifest)
+      statistics = try input.manifest(output: options.output).validate()
+    } catch {
+      Console.error(error.description + "\n")
+      return .usage
+    }
+    let uploads = input.manifest(output: options.output).entries()
+      .filter { $0.operation == .upload }.map(\.path)
+    let directory = BenchDirectory(output: options.output, uploads: uploads)
+    defer { directory.removeAll() }
+
+    var runs: [BenchRun] = []
+    var peakIsPerRun = true
+    for round in 1...options.repeats {
+      for choice in options.transports {
+        let folder: String
+        do {
+          folder = try directory.make(transport: choice.rawValue, round: round)
+        } catch {
+          Console.error("haul bench: cannot prepare a folder for the run: \(error)\n")
+          return .failures
+        }
+        let run = await measure(
+          choice, round: round, manifest: input.manifest(output: folder),
+          folder: folder, statistics: statistics, peakIsPerRun: &peakIsPerRun)
+        directory.remove(folder)
+        Console.error(
+          "haul bench: round \(round) \(choice.rawValue): \(run.succeeded) ok, "
+            + "\(run.failed) failed in \(String(format: "%.3f", run.seconds)) s\n")
+        runs.append(run)
+      }
+    }
+
+    let report = BenchReport(
+      manifest: input.displayName, statistics: statistics, options: options,
+      peakIsPerRun: peakIsPerRun, runs: runs)
+    Console.output(report.table)
+    if let path = options.json {
+      do {
+        try report.json.write(toFile: path, atomically: true, encoding: .utf8)
+      } catch {
+        Console.error("haul bench: cannot write --json \(path): \(error)\n")
+        return .failures
+      }
+    }
+    return report.succeededAll ? .ok : .failures
+  }
+
+  /// Runs the manifest once through a new transport of kind `choice` into `folder`.
+  private func measure(
+    _ choice: TransportChoice, round: Int, manifest: Manifest, folder: String,
+    statistics: ManifestStatistics, peakIsPerRun: inout Bool
+  ) async -> BenchRun {
+    let transport = TransportFactory.make(choice, options: options.transportOptions)
+    let scheduler = Scheduler(
+      transport: transport,
+      options: options.schedulerOptions(directory: folder, statistics))
+    if !ResourceUsage.resetPeak() { peakIsPerRun = false }
+    let before = ResourceUsage.now(afterReset: peakIsPerRun)
+    let clock = ContinuousClock.now
+
+    var run = BenchRun(
+      transport: choice.rawValue, round: round, seconds: 0, succeeded: 0, skipped: 0, failed: 0,
+      bytes: 0, cpuSeconds: 0, peakRSSBytes: 0, latencies: [], firstFailure: nil)
+    run.latencies.reserveCapacity(statistics.entries)
+    for await event in scheduler.run(manifest.entries()) {
+      guard case .finished(let outcome) = event else { continue }
+      run.bytes += outcome.bytes
+      switch outcome.status {
+      case .ok:
+        run.succeeded += 1
+        run.latencies.append(outcome.seconds)
+      case .skipped:
+        run.skipped += 1
+      case .failed:
+        run.failed += 1
+        if run.firstFailure == nil {
+          run.firstFailure = "\(outcome.path): \(outcome.error.map { "\($0)" } ?? "failed")"
+        }
+      }
+    }
+
+    let elapsed = ContinuousClock.now - clock
+    let after = ResourceUsage.now(afterReset: peakIsPerRun)
+    await transport.shutdown()
+    run.seconds =
+      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    run.cpuSeconds = after.cpuSeconds - before.cpuSeconds
+    run.peakRSSBytes = after.peakRSSBytes
+    return run
+  }
+}

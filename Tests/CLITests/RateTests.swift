@@ -1,0 +1,51 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+@Suite("--max-rate: one cap over all transfers together, through the built binary")
+struct RateTests {
+  @Test(arguments: transports)
+  func four_parallel_downloads_stay_under_the_cap_together(transport: String) async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-cli-rate")
+    let server = try FaultServer.started()
+    defer {
+      server.stop()
+      directory.remove()
+    }
+    // Given 10 MiB in four files and a cap of 2 MiB/s: about five seconds when capped.
+    let size: Int64 = 2_621_440
+    let lines = try (0..<4).map { index in
+      try manifestLine([
+        "url": server.dataURL("r\(index)", size: size, seed: UInt64(80 + index)).absoluteString,
+        "path": "r\(index).bin", "size": size,
+        "sha256": TestContent.sha256(seed: UInt64(80 + index), count: size),
+      ])
+    }
+    try writeManifest(lines, in: directory)
+
+    let started = Date()
+    let result = try await HaulBinary.run(
+      [
+        "run", "manifest.jsonl", "-o", "out", "--max-rate", "2M", "--transport", transport, "-q",
+        "--report", "report.json",
+      ], in: directory)
+    let elapsed = Date().timeIntervalSince(started)
+
+    // Then all four arrive whole, and the run's rate is the cap: never above it by more
+    // than the first tenth of a second's burst, and not far below it (a generous bound for
+    // a busy test machine).
+    #expect(result.status == 0, "\(result.stderr)")
+    let summary = try #require(
+      try jsonFile(directory.file("report.json"))["summary"] as? [String: Any])
+    let bytes = try #require(summary["bytes"] as? Int)
+    let seconds = try #require(summary["seconds"] as? Double)
+    #expect(bytes == 4 * Int(size))
+    let ratio = Double(bytes) / seconds / Double(2 << 20)
+    #expect(ratio <= 1.05, "\(ratio) of the cap over \(seconds) s")
+    #expect(ratio >= 0.75, "\(ratio) of the cap over \(seconds) s")
+    #expect(elapsed >= 4.5)
+    // The transfers ran in parallel, so the cap was shared rather than per transfer.
+    #expect(server.maxInFlight(pathPrefix: "/data/r") >= 2)
+  }
+}

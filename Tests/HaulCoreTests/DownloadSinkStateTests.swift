@@ -1,0 +1,70 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+@Suite("Download sink: the resume state is written only when it can serve")
+struct DownloadSinkStateTests {
+  let folder: TemporaryDirectory
+  let local: LocalDownload
+
+  init() throws {
+    folder = try TemporaryDirectory(prefix: "haul-sink-state")
+    local = try LocalDownload(
+      directory: try OutputDirectory(path: folder.path), path: "f.bin", durable: false)
+  }
+
+  private func sink(fd: Int32) -> DownloadSink {
+    DownloadSink(
+      fd: fd, local: local, hasher: SHA256(), requested: nil, expectedSize: 8,
+      state: ResumeState(url: "http://h/f.bin", sha256: nil, size: 8, validator: nil, total: nil),
+      progress: ProgressCounter())
+  }
+
+  private let head = ResponseHead(
+    status: 200, headers: [HTTPField("Content-Length", "8"), HTTPField("ETag", "\"v1\"")])
+
+  private var stateExists: Bool {
+    FileManager.default.fileExists(atPath: folder.file("f.bin.haul-state"))
+  }
+
+  @Test func a_body_that_arrives_whole_writes_no_state_and_finishes_cleanly() throws {
+    defer { folder.remove() }
+    let fd = try local.openPartial(truncate: true)
+    defer { close(fd) }
+    let sink = sink(fd: fd)
+    #expect(try sink.receive(head: head))
+    #expect(!stateExists, "nothing is recorded before a byte lands")
+    try [UInt8](repeating: 7, count: 8).withUnsafeBytes { try sink.receive(body: $0) }
+    #expect(!stateExists)
+    try local.finish(partial: fd)
+    #expect(FileManager.default.fileExists(atPath: folder.file("f.bin")))
+  }
+
+  @Test func a_body_in_pieces_records_its_validator_before_the_first_byte() throws {
+    defer { folder.remove() }
+    let fd = try local.openPartial(truncate: true)
+    defer { close(fd) }
+    let sink = sink(fd: fd)
+    #expect(try sink.receive(head: head))
+    try [UInt8](repeating: 7, count: 3).withUnsafeBytes { try sink.receive(body: $0) }
+    #expect(local.readState()?.validator == "\"v1\"")
+    #expect(local.readState()?.total == 8)
+    try [UInt8](repeating: 7, count: 5).withUnsafeBytes { try sink.receive(body: $0) }
+    try local.finish(partial: fd)
+    #expect(!stateExists, "finishing removes the state")
+  }
+
+  @Test func finishing_removes_a_state_left_by_an_earlier_run() throws {
+    defer { folder.remove() }
+    try local.writeState(
+      ResumeState(url: "http://h/other", sha256: nil, size: 8, validator: "\"v0\"", total: 8))
+    let fresh = try LocalDownload(
+      directory: try OutputDirectory(path: folder.path), path: "f.bin", durable: false)
+    #expect(fresh.readState() != nil)
+    let fd = try fresh.openPartial(truncate: true)
+    defer { close(fd) }
+    try fresh.finish(partial: fd)
+    #expect(!stateExists)
+  }
+}
