@@ -2,6 +2,22 @@
 enum Commands {
   static let help = OptionSpec("help", short: "h", help: "show this help")
 
+  // Options `run` and `bench` share, with the same meaning and default.
+  static let concurrency = OptionSpec(
+    "concurrency", short: "j", value: "N", default: "16", help: "transfers in flight at once")
+  static let perHost = OptionSpec(
+    "per-host", value: "N", default: "8", help: "transfers in flight to one host")
+  static let retries = OptionSpec(
+    "retries", value: "N", default: "5", help: "retries per source after its first attempt")
+  static let timeout = OptionSpec(
+    "timeout", value: "SECONDS", default: "30",
+    help: "a transfer that moves no byte this long fails")
+  static let header = OptionSpec(
+    "header", value: "'Name: value'", repeatable: true,
+    help: "add a header to every request; repeatable")
+  static let cacert = OptionSpec(
+    "cacert", value: "FILE", help: "also trust the CA certificates in FILE (PEM)")
+
   static let run = CommandSpec(
     name: "run",
     summary: "run every transfer of a manifest; the main job",
@@ -15,14 +31,12 @@ enum Commands {
     ],
     options: [
       OptionSpec("output", short: "o", value: "DIR", default: ".", help: "root for every path"),
-      OptionSpec(
-        "concurrency", short: "j", value: "N", default: "16", help: "transfers in flight at once"),
-      OptionSpec("per-host", value: "N", default: "8", help: "transfers in flight to one host"),
+      concurrency,
+      perHost,
       OptionSpec(
         "transport", value: "NAME", default: "curl",
         help: "which transport runs the transfers: curl or urlsession"),
-      OptionSpec(
-        "retries", value: "N", default: "5", help: "retries per source after its first attempt"),
+      retries,
       OptionSpec(
         "segments", value: "N", default: "1",
         help: "ranges fetched in parallel for one download of known size (server ranges)"),
@@ -32,12 +46,8 @@ enum Commands {
       OptionSpec(
         "max-rate", value: "RATE",
         help: "overall cap in bytes per second over all transfers, e.g. 50M"),
-      OptionSpec(
-        "timeout", value: "SECONDS", default: "30",
-        help: "a transfer that moves no byte this long fails"),
-      OptionSpec(
-        "header", value: "'Name: value'", repeatable: true,
-        help: "add a header to every request; repeatable"),
+      timeout,
+      header,
       OptionSpec(
         "auth-command", value: "CMD",
         help: "send CMD's output as a bearer token; rerun on 401"),
@@ -48,7 +58,7 @@ enum Commands {
         "shard", value: "K/N",
         help: "run only shard K of N (0 <= K < N), chosen by a stable hash of each destination"),
       OptionSpec("quiet", short: "q", help: "no progress display; errors and summary still shown"),
-      OptionSpec("cacert", value: "FILE", help: "also trust the CA certificates in FILE (PEM)"),
+      cacert,
       OptionSpec("fsync", help: "make each finished file durable before it is put in place"),
       OptionSpec(
         "failed", value: "FILE", help: "write the manifest lines of failed transfers to FILE"),
@@ -109,18 +119,12 @@ enum Commands {
         help: "transports to compare, comma-separated; ratios are against the first"),
       OptionSpec(
         "repeat", value: "N", default: "3", help: "rounds, each running every transport once"),
-      OptionSpec(
-        "concurrency", short: "j", value: "N", default: "16", help: "transfers in flight at once"),
-      OptionSpec("per-host", value: "N", default: "8", help: "transfers in flight to one host"),
-      OptionSpec(
-        "retries", value: "N", default: "5", help: "retries per source after its first attempt"),
-      OptionSpec(
-        "timeout", value: "SECONDS", default: "30",
-        help: "a transfer that moves no byte this long fails"),
-      OptionSpec(
-        "header", value: "'Name: value'", repeatable: true,
-        help: "add a header to every request; repeatable"),
-      OptionSpec("cacert", value: "FILE", help: "also trust the CA certificates in FILE (PEM)"),
+      concurrency,
+      perHost,
+      retries,
+      timeout,
+      header,
+      cacert,
       OptionSpec("json", value: "FILE", help: "also write the comparison, every run, as JSON"),
       help,
     ],
