@@ -18,8 +18,15 @@ public final class LocalDownload: @unchecked Sendable {
   private let parent: Int32
   private let leaf: String
   private let durable: Bool
-  /// Whether `finish` put the file in place; guards every state write.
-  private let finished = Mutex(false)
+  /// The state file's bookkeeping, under one lock with every state write and `finish`.
+  private struct StateFile {
+    /// Whether `finish` put the file in place; guards every state write.
+    var finished = false
+    /// Whether a state file may be on disk (one was found or written), so that `finish`
+    /// removes it; a download that never had one saves the `unlinkat`.
+    var mayExist = false
+  }
+  private let stateFile = Mutex(StateFile())
 
   public var partialName: String { leaf + ".haul-partial" }
   public var stateName: String { leaf + ".haul-state" }
@@ -43,6 +50,8 @@ public final class LocalDownload: @unchecked Sendable {
   /// The resume state, or `nil` when absent or damaged.
   public func readState() -> ResumeState? {
     let fd = openat(parent, stateName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    let found = fd >= 0 || errno != ENOENT
+    if found { stateFile.withLock { $0.mayExist = true } }
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var bytes = [UInt8](repeating: 0, count: 64 * 1024)
@@ -54,8 +63,9 @@ public final class LocalDownload: @unchecked Sendable {
   /// Replaces the resume state atomically (a temporary file renamed over it); does nothing
   /// once the file is finished.
   public func writeState(_ state: ResumeState) throws(TransferError) {
-    try finished.withLock { finished throws(TransferError) in
-      guard !finished else { return }
+    try stateFile.withLock { file throws(TransferError) in
+      guard !file.finished else { return }
+      file.mayExist = true
       try replaceState(state)
     }
   }
@@ -111,12 +121,12 @@ public final class LocalDownload: @unchecked Sendable {
   /// data is fsync'ed before the rename and the folder after it.
   public func finish(partial fd: Int32) throws(TransferError) {
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
-    try finished.withLock { finished throws(TransferError) in
+    try stateFile.withLock { file throws(TransferError) in
       guard renameat(parent, partialName, parent, leaf) == 0 else {
         throw FileErrors.error(errno, "cannot move \(path) into place")
       }
-      finished = true
-      unlinkat(parent, stateName, 0)
+      file.finished = true
+      if file.mayExist { unlinkat(parent, stateName, 0) }
     }
     if durable { fsync(parent) }
   }
