@@ -56,7 +56,9 @@ final class CurlLoop {
       // Wakes earlier for socket activity, curl's own timers, `curl_multi_wakeup`, or the
       // next exchange `--max-rate` paused becoming due.
       let timeout = min(1000, rateLimiter?.millisecondsUntilNextResume() ?? 1000)
-      curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
+      if mailbox.prepareToSleep() {
+        curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
+      }
     }
     tearDown()
   }
