@@ -3,8 +3,9 @@
 #   make test   installs what is missing and runs the whole test suite
 
 SWIFT ?= swift
-# Debian packages the build and the tests need (checked with dpkg, installed only if missing).
-DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx
+# Debian packages the build and the tests need (checked with dpkg, installed only if missing);
+# openssl makes the throwaway TLS certificates of the HTTPS and HTTP/2 tests.
+DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx openssl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: all deps build release test demo bench format lint clean
