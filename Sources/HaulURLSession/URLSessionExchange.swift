@@ -14,8 +14,8 @@ import Synchronization
 /// `perform` has returned. `start` and `cancel` run on the caller's threads. Mutable state
 /// sits behind a `Mutex`; the sink and the task are called outside it.
 ///
-/// corelibs hands body chunks to the delegate queue without waiting for them (there is no
-/// back-pressure), so after a stop the queue may still hold chunks: they are dropped.
+/// Body chunks reach the delegate queue asynchronously, so after a stop the queue may still
+/// hold some (at most `BoundedOperationQueue.capacity` callbacks): they are dropped unread.
 final class URLSessionExchange: Sendable {
   typealias Verdict = Result<TransferResponse, TransferError>
   typealias Continuation = CheckedContinuation<Verdict, Never>
