@@ -26,6 +26,28 @@ public struct RequestRecord: Sendable {
 
   /// The value of header `name` (ASCII case ignored).
   public func value(for name: String) -> String? { headers.value(for: name) }
+
+  /// The most of `records` being answered at once, counted at each request's start; with
+  /// `sequence`, only at starts after that point of the server's log (requests that began
+  /// earlier still count while they last).
+  public static func maxInFlight(
+    _ records: some Sequence<RequestRecord>, startingAfter sequence: UInt64? = nil
+  ) -> Int {
+    var changes: [(at: UInt64, delta: Int)] = []
+    for record in records {
+      changes.append((record.startSequence, 1))
+      changes.append((record.endSequence ?? .max, -1))
+    }
+    var current = 0
+    var most = 0
+    for change in changes.sorted(by: { $0.at < $1.at }) {
+      current += change.delta
+      if change.delta > 0, sequence.map({ change.at > $0 }) ?? true {
+        most = max(most, current)
+      }
+    }
+    return most
+  }
 }
 
 /// What a complete upload delivered to `/upload/<name>`: its size and digest, not its bytes.

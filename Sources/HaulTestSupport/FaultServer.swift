@@ -195,20 +195,7 @@ public final class FaultServer: Sendable {
 
   /// The most requests whose path starts with `prefix` that were ever answered at once.
   public func maxInFlight(pathPrefix prefix: String) -> Int {
-    let records = requests(pathPrefix: prefix)
-    var events: [(UInt64, Int)] = []
-    for record in records {
-      events.append((record.startSequence, 1))
-      events.append((record.endSequence ?? .max, -1))
-    }
-    events.sort { $0.0 < $1.0 }
-    var current = 0
-    var most = 0
-    for (_, delta) in events {
-      current += delta
-      most = max(most, current)
-    }
-    return most
+    RequestRecord.maxInFlight(requests(pathPrefix: prefix))
   }
 
   /// What the last complete upload to `/upload/<name>` delivered, if any.

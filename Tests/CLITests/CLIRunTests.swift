@@ -218,7 +218,7 @@ struct CLIRunTests {
     #expect(server.requests.count > before)
     #expect(server.maxInFlight(pathPrefix: "/data/") <= 3)
     let secondRun = Array(server.requests.dropFirst(before))
-    #expect(maxOverlap(secondRun) <= 2)
+    #expect(RequestRecord.maxInFlight(secondRun) <= 2)
   }
 
   @Test(arguments: transports, [SIGINT, SIGTERM])
@@ -276,19 +276,4 @@ struct CLIRunTests {
     (transfer?["error"] as? [String: Any])?["code"] as? String
   }
 
-  /// The most of `records` that were answered at the same time.
-  private func maxOverlap(_ records: [RequestRecord]) -> Int {
-    var changes: [(UInt64, Int)] = []
-    for record in records {
-      changes.append((record.startSequence, 1))
-      changes.append((record.endSequence ?? .max, -1))
-    }
-    var current = 0
-    var most = 0
-    for (_, delta) in changes.sorted(by: { $0.0 < $1.0 }) {
-      current += delta
-      most = max(most, current)
-    }
-    return most
-  }
 }

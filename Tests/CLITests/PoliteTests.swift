@@ -52,7 +52,7 @@ struct PoliteTests {
     // before haul could have read the 429), haul never has more than 3 requests in flight.
     let drained = Self.drained(records, after: answered)
     let settled = Self.drained(records, after: drained)
-    let most = Self.maxInFlight(records, startingAfter: settled)
+    let most = RequestRecord.maxInFlight(records, startingAfter: settled)
     #expect(most <= limit, "\(most) in flight after the first 429 had drained")
     #expect(records.filter { $0.startSequence > settled && $0.status == 429 }.isEmpty)
   }
@@ -63,20 +63,4 @@ struct PoliteTests {
       ?? sequence
   }
 
-  /// The most requests in flight at any request start after `sequence`, counting every
-  /// request, whenever it started.
-  static func maxInFlight(_ records: [RequestRecord], startingAfter sequence: UInt64) -> Int {
-    var changes: [(UInt64, Int)] = []
-    for record in records {
-      changes.append((record.startSequence, 1))
-      changes.append((record.endSequence ?? .max, -1))
-    }
-    var current = 0
-    var most = 0
-    for (at, delta) in changes.sorted(by: { $0.0 < $1.0 }) {
-      current += delta
-      if delta > 0 && at > sequence { most = max(most, current) }
-    }
-    return most
-  }
 }

@@ -239,7 +239,7 @@ struct SegmentTests {
     #expect(perHost.status == 0, "\(perHost.stderr)")
     let second = Array(server.requests.dropFirst(before))
     #expect(second.count == 15)
-    #expect(Self.maxOverlap(second) <= 2)
+    #expect(RequestRecord.maxInFlight(second) <= 2)
     for index in 0..<3 {
       #expect(
         FileDigest(path: directory.file("b/limited\(index).bin"))?.sha256
@@ -277,19 +277,4 @@ struct SegmentTests {
     return ResumeState.decode(Array(data))?.segments
   }
 
-  /// The most of `records` that were answered at the same time.
-  static func maxOverlap(_ records: some Sequence<RequestRecord>) -> Int {
-    var changes: [(UInt64, Int)] = []
-    for record in records {
-      changes.append((record.startSequence, 1))
-      changes.append((record.endSequence ?? .max, -1))
-    }
-    var current = 0
-    var most = 0
-    for (_, delta) in changes.sorted(by: { $0.0 < $1.0 }) {
-      current += delta
-      most = max(most, current)
-    }
-    return most
-  }
 }

@@ -98,7 +98,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   }
 
   public func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
-    guard let base = body.baseAddress, !body.isEmpty else { return }
+    guard !body.isEmpty else { return }
     if let expectedSize, offset + Int64(body.count) > expectedSize {
       throw TransferError(.sizeMismatch, "server sent more than the expected \(expectedSize) bytes")
     }
@@ -108,15 +108,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
         try local.writeState(state)
       }
     }
-    var done = 0
-    while done < body.count {
-      let count = pwrite(fd, base + done, body.count - done, off_t(offset) + off_t(done))
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw FileErrors.error(errno, "cannot write \(local.path)")
-      }
-      done += count
-    }
+    try FileErrors.pwriteAll(fd, body, at: offset, what: "cannot write \(local.path)")
     if let digestWorker {
       digestWorker.advance(to: offset + Int64(body.count))
     } else {

@@ -99,6 +99,23 @@ public struct FileStatus: Sendable, Hashable {
 
 /// Maps `errno` values from local file operations to typed errors.
 public enum FileErrors {
+  /// Writes all of `bytes` at `offset` of `fd` (short writes and EINTR retried); a failure
+  /// is typed as `error(_:_:)` says, with `what` naming the file.
+  public static func pwriteAll(
+    _ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, what: String
+  ) throws(TransferError) {
+    guard let base = bytes.baseAddress else { return }
+    var done = 0
+    while done < bytes.count {
+      let count = pwrite(fd, base + done, bytes.count - done, off_t(offset) + off_t(done))
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw error(errno, what)
+      }
+      done += count
+    }
+  }
+
   /// `disk_full` for ENOSPC/EDQUOT, `path_refused` for ELOOP, `io` for everything else.
   public static func error(_ code: Int32, _ what: String) -> TransferError {
     let reason = String(cString: strerror(code))

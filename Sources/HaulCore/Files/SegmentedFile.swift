@@ -137,19 +137,11 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
   }
 
   func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
-    guard let base = body.baseAddress, !body.isEmpty else { return }
+    guard !body.isEmpty else { return }
     guard offset + Int64(body.count) <= (requested.end ?? total - 1) + 1 else {
       throw TransferError(.protocol, "a segment's body is longer than its range")
     }
-    var done = 0
-    while done < body.count {
-      let count = pwrite(file.fd, base + done, body.count - done, off_t(offset) + off_t(done))
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw FileErrors.error(errno, "cannot write the partial file")
-      }
-      done += count
-    }
+    try FileErrors.pwriteAll(file.fd, body, at: offset, what: "cannot write the partial file")
     file.wrote(segment: index, at: offset, body)
     offset += Int64(body.count)
     counter.add(moved: Int64(body.count))

@@ -31,10 +31,7 @@ struct EntryRunner: Sendable {
   func run(_ entry: ManifestEntry) async -> EntryOutcome {
     let clock = ContinuousClock.now
     var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
-    func seconds() -> Double {
-      let d = ContinuousClock.now - clock
-      return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    func seconds() -> Double { (ContinuousClock.now - clock).inSeconds }
     let local: LocalDownload?
     if entry.operation == .download {
       do throws(TransferError) {

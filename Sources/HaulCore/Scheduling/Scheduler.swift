@@ -108,8 +108,7 @@ public actor Scheduler {
   var isCancelled: Bool { cancelled }
 
   private var elapsed: Double {
-    let duration = ContinuousClock.now - started
-    return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    (ContinuousClock.now - started).inSeconds
   }
 
   static let cancelledError = TransferError(.cancelled, "the run was interrupted")

@@ -36,8 +36,7 @@ public final class TokenBucket: Sendable {
 
   /// Seconds on the monotonic clock the transports use with `charge`.
   public static func now() -> Double {
-    let instant = ContinuousClock.now - start
-    return Double(instant.components.seconds) + Double(instant.components.attoseconds) / 1e18
+    (ContinuousClock.now - start).inSeconds
   }
 
   private static let start = ContinuousClock.now

@@ -97,8 +97,7 @@ struct BenchCommand {
     let elapsed = ContinuousClock.now - clock
     let after = ResourceUsage.now(afterReset: peakIsPerRun)
     await transport.shutdown()
-    run.seconds =
-      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    run.seconds = elapsed.inSeconds
     run.cpuSeconds = after.cpuSeconds - before.cpuSeconds
     run.peakRSSBytes = after.peakRSSBytes
     return run
