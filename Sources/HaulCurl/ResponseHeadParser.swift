@@ -46,17 +46,33 @@ struct ResponseHeadParser {
     if let first = content.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
       // An obsolete folded continuation of the previous field's value.
       if !fields.isEmpty {
-        let more = String(decoding: content, as: UTF8.self).trimmingASCIIWhitespace()
+        let more = String(decoding: Self.trimmed(content), as: UTF8.self)
         fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? more : " " + more
       }
       return .needMore
     }
     guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
-    let name = String(decoding: content[..<colon], as: UTF8.self).trimmingASCIIWhitespace()
-    let value = String(decoding: content[(colon + 1)...], as: UTF8.self)
-      .trimmingASCIIWhitespace()
+    let name = String(decoding: Self.trimmed(content[..<colon]), as: UTF8.self)
+    let value = String(decoding: Self.trimmed(content[(colon + 1)...]), as: UTF8.self)
     fields.append(HTTPField(name, value))
     return .needMore
+  }
+
+  /// `bytes` without leading and trailing spaces, tabs, CR and LF. Works on the bytes, so a
+  /// header line costs two `String`s and no character-by-character trimming.
+  private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<
+    UnsafeRawBufferPointer
+  > {
+    var start = bytes.startIndex
+    var end = bytes.endIndex
+    while start < end, isWhitespace(bytes[start]) { start += 1 }
+    while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+    return bytes[start..<end]
+  }
+
+  private static func isWhitespace(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+      || byte == UInt8(ascii: "\n")
   }
 
   /// The head as received so far, with `status` standing in for a missing status line.

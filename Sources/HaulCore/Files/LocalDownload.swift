@@ -15,6 +15,8 @@ import Synchronization
 /// a state write after `finish` is dropped (it would outlive the finished file).
 public final class LocalDownload: @unchecked Sendable {
   public let path: String
+  /// Kept alive while `parent` may be its own root descriptor.
+  private let directory: OutputDirectory
   private let parent: Int32
   private let leaf: String
   private let durable: Bool
@@ -34,12 +36,15 @@ public final class LocalDownload: @unchecked Sendable {
   /// Opens the parent folder of `path` in `directory`, creating folders as needed.
   /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut.
   public init(directory: OutputDirectory, path: String, durable: Bool) throws(TransferError) {
-    (parent, leaf) = try directory.parent(of: path, create: true)
+    (parent, leaf) = try directory.parent(of: path, create: true, sharingRoot: true)
+    self.directory = directory
     self.path = path
     self.durable = durable
   }
 
-  deinit { close(parent) }
+  deinit {
+    if parent != directory.descriptor { close(parent) }
+  }
 
   /// The destination's metadata (a symlink is reported as such, never followed).
   public func destination() -> FileStatus? { FileStatus.lstat(parent, leaf) }
@@ -90,17 +95,21 @@ public final class LocalDownload: @unchecked Sendable {
   }
 
   /// Fails with `disk_full` when the file system of the destination has fewer than `bytes`
-  /// bytes free (for unprivileged use): a download of known size that cannot fit fails
-  /// before its request is sent, instead of after filling the disk.
-  public func ensureRoom(for bytes: Int64) throws(TransferError) {
+  /// bytes free (for unprivileged use), less what is `present` already: a download of known
+  /// size that cannot fit fails before its request is sent, instead of after filling the
+  /// disk. `present` is asked only when the whole would not fit, so the common case costs
+  /// one `fstatvfs` and no look at the partial file.
+  public func ensureRoom(for bytes: Int64, present: () -> Int64 = { 0 }) throws(TransferError) {
     guard bytes > 0 else { return }
     var info = statvfs()
     guard fstatvfs(parent, &info) == 0 else { return }
     let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(
       by: UInt64(info.f_frsize))
     guard !overflow, free < UInt64(bytes) else { return }
+    let needed = bytes - min(max(0, present()), bytes)
+    guard free < UInt64(needed) else { return }
     throw TransferError(
-      .diskFull, "\(path) needs \(bytes) more bytes, the disk has \(free) free")
+      .diskFull, "\(path) needs \(needed) more bytes, the disk has \(free) free")
   }
 
   /// Opens the partial file for reading and writing, creating it, and emptying it when

@@ -14,7 +14,8 @@
 public final class OutputDirectory: Sendable {
   /// The root's path as given.
   public let path: String
-  private let descriptor: Int32
+  /// The root's descriptor; `parent(of:create:sharingRoot:)` may hand it out, unduplicated.
+  let descriptor: Int32
 
   /// Opens (creating if needed) the output directory.
   public init(path: String) throws(TransferError) {
@@ -30,10 +31,13 @@ public final class OutputDirectory: Sendable {
   deinit { close(descriptor) }
 
   /// The parent folder of a relative `path` (created when `create`), and the leaf's name.
-  /// The caller closes the returned descriptor.
-  public func parent(of relativePath: String, create: Bool) throws(TransferError) -> (
-    Int32, String
-  ) {
+  /// The caller closes the returned descriptor, except when `sharingRoot` allowed the root's
+  /// own descriptor to be returned for a leaf directly inside it (saving a `dup` and a
+  /// `close` per file); the caller tells by comparing it with `descriptor`.
+  public func parent(of relativePath: String, create: Bool, sharingRoot: Bool = false)
+    throws(TransferError) -> (Int32, String)
+  {
+    if sharingRoot, Self.isPlainName(relativePath) { return (descriptor, relativePath) }
     let components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
       .filter { $0 != "." }
     guard let leaf = components.last, !components.contains("..") else {
@@ -65,6 +69,11 @@ public final class OutputDirectory: Sendable {
       current = next
     }
     return (current, String(leaf))
+  }
+
+  /// Whether `name` is one path component naming a file: no `/`, not empty, `.` or `..`.
+  private static func isPlainName(_ name: String) -> Bool {
+    !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/"))
   }
 
   /// Metadata of the file at `relativePath` without following a final symlink; `nil` when

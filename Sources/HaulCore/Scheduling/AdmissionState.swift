@@ -20,6 +20,8 @@ public struct AdmissionState: Sendable {
   public private(set) var running = 0
   public private(set) var runningPerHost: [String: Int] = [:]
   private var waiting: [(id: Int, host: String)] = []
+  /// How many of `waiting` are for each host, so a request need not scan the queue.
+  private var waitingPerHost: [String: Int] = [:]
   private var reduced: [String: (limit: Int, since: Double)] = [:]
   private var blockedUntil: [String: Double] = [:]
   private var down: Set<String> = []
@@ -39,11 +41,12 @@ public struct AdmissionState: Sendable {
   /// waits and a later `release`, `admitWaiting` or `markUp` returns it.
   public mutating func request(id: Int, host: String, now: Double) -> Bool {
     regrow(now: now)
-    if !waiting.contains(where: { $0.host == host }), hasRoom(for: host, now: now) {
+    if waitingPerHost[host] == nil, hasRoom(for: host, now: now) {
       admit(host)
       return true
     }
     waiting.append((id, host))
+    waitingPerHost[host, default: 0] += 1
     return false
   }
 
@@ -57,33 +60,50 @@ public struct AdmissionState: Sendable {
   }
 
   /// Admits whatever waiting transfers now have room (after time passed).
+  ///
+  /// A host found without room is not asked again in the same pass (nothing admitted later
+  /// in the pass can give it room), so a queue of one busy host costs one look, not one per
+  /// waiting transfer.
   public mutating func admitWaiting(now: Double) -> [Int] {
     regrow(now: now)
+    guard !waiting.isEmpty, running < limit else { return [] }
     var started: [Int] = []
+    var full: Set<String> = []
     var index = 0
     while index < waiting.count && running < limit {
       let candidate = waiting[index]
-      if hasRoom(for: candidate.host, now: now) {
+      if !full.contains(candidate.host), hasRoom(for: candidate.host, now: now) {
         admit(candidate.host)
         started.append(candidate.id)
-        waiting.remove(at: index)
+        removeWaiting(at: index)
       } else {
+        full.insert(candidate.host)
         index += 1
+        if full.count == waitingPerHost.count { break }
       }
     }
     return started
   }
 
+  private mutating func removeWaiting(at index: Int) {
+    let host = waiting.remove(at: index).host
+    waitingPerHost[host, default: 1] -= 1
+    if waitingPerHost[host] == 0 { waitingPerHost[host] = nil }
+  }
+
   /// Takes transfer `id` out of the queue. Returns whether it was waiting.
   public mutating func withdraw(id: Int) -> Bool {
     guard let index = waiting.firstIndex(where: { $0.id == id }) else { return false }
-    waiting.remove(at: index)
+    removeWaiting(at: index)
     return true
   }
 
   /// Removes every waiting transfer and returns them (the run was cancelled).
   public mutating func withdrawAll() -> [Int] {
-    defer { waiting.removeAll() }
+    defer {
+      waiting.removeAll()
+      waitingPerHost.removeAll()
+    }
     return waiting.map(\.id)
   }
 

@@ -28,7 +28,16 @@ struct EntryRunner: Sendable {
     var sha256: String?
   }
 
-  func run(_ entry: ManifestEntry) async -> EntryOutcome {
+  /// How an entry ended, as the scheduler records it in one step.
+  struct Ending: Sendable {
+    var outcome: EntryOutcome
+    /// The entry's bytes toward `ProgressSnapshot.completedBytes`.
+    var completedBytes: Int64 = 0
+    /// The entry's id among the active transfers, when it became one.
+    var activeID: Int?
+  }
+
+  func run(_ entry: ManifestEntry) async -> Ending {
     let clock = ContinuousClock.now
     var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
     func seconds() -> Double { (ContinuousClock.now - clock).inSeconds }
@@ -37,19 +46,18 @@ struct EntryRunner: Sendable {
       do throws(TransferError) {
         let download = try LocalDownload(
           directory: directory, path: entry.path, durable: options.fsync)
-        if let digest = alreadyComplete(entry, download) {
-          await scheduler.noteCompleted(bytes: download.destination()?.size ?? 0)
+        if let (digest, size) = alreadyComplete(entry, download) {
           outcome.status = .skipped
           outcome.error = nil
           outcome.sha256 = digest.isEmpty ? nil : digest
           outcome.seconds = seconds()
-          return outcome
+          return Ending(outcome: outcome, completedBytes: size)
         }
         local = download
       } catch {
         outcome.error = error
         outcome.seconds = seconds()
-        return outcome
+        return Ending(outcome: outcome)
       }
     } else {
       local = nil
@@ -71,14 +79,15 @@ struct EntryRunner: Sendable {
         attemptOfSource += 1
         attempts += 1
         let host = Origin(url).description
-        guard !Task.isCancelled, await scheduler.acquireSlot(host: host) else {
+        let activating = begun ? nil : Scheduler.ActiveEntry(id: id, info: info, counter: counter)
+        guard !Task.isCancelled, await scheduler.acquireSlot(host: host, activating: activating)
+        else {
           lastError = Scheduler.cancelledError
           break sources
         }
         if !begun {
           begun = true
           events.yield(.started(info))
-          await scheduler.beginActive(id, info, counter)
         }
         let attempt: Result<Success, Failure>
         if let local {
@@ -86,18 +95,14 @@ struct EntryRunner: Sendable {
         } else {
           attempt = await upload(entry, to: url, counter: counter)
         }
-        // The answer is noted before the slot is freed, so a 429/503 lowers the host's
-        // limit before the freed slot can start another request there.
         switch attempt {
         case .success:
-          await scheduler.noteAnswer(host: host, status: 200, retryAfter: nil)
+          await scheduler.releaseSlot(host: host, status: 200)
         case .failure(let failure):
-          if failure.answered { await scheduler.noteContact(host: host) }
-          if let status = failure.error.code.httpStatus {
-            await scheduler.noteAnswer(host: host, status: status, retryAfter: failure.retryAfter)
-          }
+          await scheduler.releaseSlot(
+            host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+            answered: failure.answered)
         }
-        await scheduler.releaseSlot(host: host)
         switch attempt {
         case .success(let success):
           result = success
@@ -132,8 +137,6 @@ struct EntryRunner: Sendable {
         }
       }
     }
-    if begun { await scheduler.endActive(id) }
-    await scheduler.noteCompleted(bytes: result != nil ? counter.present : (entry.size ?? 0))
     outcome.attempts = attempts
     outcome.bytes = counter.moved
     outcome.seconds = seconds()
@@ -144,20 +147,22 @@ struct EntryRunner: Sendable {
     } else {
       outcome.error = lastError
     }
-    return outcome
+    return Ending(
+      outcome: outcome, completedBytes: result != nil ? counter.present : (entry.size ?? 0),
+      activeID: begun ? id : nil)
   }
 
-  /// The destination's digest ("" when none was computed) when the entry is already
-  /// complete and can be skipped; `nil` otherwise.
-  private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload) -> String? {
+  /// The destination's digest ("" when none was computed) and length when the entry is
+  /// already complete and can be skipped; `nil` otherwise.
+  private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload) -> (String, Int64)? {
     guard let destination = local.destination(), destination.isRegularFile else { return nil }
     if let size = entry.size, destination.size != size { return nil }
     if let expected = entry.sha256 {
       guard let (digest, _) = local.digestOfDestination(), digest == expected else { return nil }
-      return digest
+      return (digest, destination.size)
     }
     if entry.size == nil && local.partial() != nil { return nil }
-    return ""
+    return ("", destination.size)
   }
 
   /// The size of an upload's file (symlinks followed, as the manifest allows).
@@ -208,7 +213,7 @@ struct EntryRunner: Sendable {
   ) async -> Result<Success, Failure> {
     if let size = entry.size {
       do throws(TransferError) {
-        try local.ensureRoom(for: size - (local.partial()?.size ?? 0))
+        try local.ensureRoom(for: size) { local.partial()?.size ?? 0 }
       } catch {
         return .failure(Failure(error: error))
       }

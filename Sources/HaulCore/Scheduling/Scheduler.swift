@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs a manifest's entries through a transport: at most `concurrency` at once and
 /// `perHost` per host, skipping what is done, resuming partial files, retrying what is
@@ -21,6 +22,8 @@ public actor Scheduler {
   private var active: [Int: (EntryInfo, ProgressCounter)] = [:]
   private var tally = RunTally()
   private var cancelled = false
+  /// `cancelled`, readable without a hop onto the actor: the feeder checks it once per entry.
+  private nonisolated let cancelFlag = Atomic<Bool>(false)
   private var runTask: Task<Void, Never>?
   private var nextTicket = 0
   private let started = ContinuousClock.now
@@ -48,6 +51,7 @@ public actor Scheduler {
   public func cancel() {
     guard !cancelled else { return }
     cancelled = true
+    cancelFlag.store(true, ordering: .relaxed)
     runTask?.cancel()
     _ = admission.withdrawAll()
     for (_, waiter) in slotWaiters { waiter.resume(returning: false) }
@@ -65,7 +69,9 @@ public actor Scheduler {
       do throws(TransferError) {
         directory = try OutputDirectory(path: options.outputDirectory)
       } catch {
-        for entry in entries { await self.record(Self.outcome(entry, error: error), events) }
+        for entry in entries {
+          await self.complete(.init(outcome: Self.outcome(entry, error: error)), events)
+        }
         return
       }
       let runner = EntryRunner(scheduler: self, directory: directory, events: events)
@@ -73,8 +79,9 @@ public actor Scheduler {
       await withTaskGroup(of: Void.self) { group in
         var live = 0
         while let entry = iterator.next() {
-          if await self.isCancelled {
-            await self.record(Self.outcome(entry, error: Self.cancelledError), events)
+          if self.cancelFlag.load(ordering: .relaxed) {
+            let outcome = Self.outcome(entry, error: Self.cancelledError)
+            await self.complete(.init(outcome: outcome), events)
             continue
           }
           if live >= window {
@@ -82,8 +89,8 @@ public actor Scheduler {
             live -= 1
           }
           group.addTask {
-            let outcome = await runner.run(entry)
-            await self.record(outcome, events)
+            let ending = await runner.run(entry)
+            await self.complete(ending, events)
           }
           live += 1
         }
@@ -105,8 +112,6 @@ public actor Scheduler {
     events.finish()
   }
 
-  var isCancelled: Bool { cancelled }
-
   private var elapsed: Double {
     (ContinuousClock.now - started).inSeconds
   }
@@ -120,9 +125,15 @@ public actor Scheduler {
       sha256: nil, error: error)
   }
 
-  private func record(_ outcome: EntryOutcome, _ events: AsyncStream<TransferEvent>.Continuation) {
-    tally.add(outcome)
-    events.yield(.finished(outcome))
+  /// Records an entry's end in one step: its outcome, its bytes toward the progress
+  /// display, and its removal from the active list.
+  private func complete(
+    _ ending: EntryRunner.Ending, _ events: AsyncStream<TransferEvent>.Continuation
+  ) {
+    if let id = ending.activeID { active[id] = nil }
+    tally.completedBytes += ending.completedBytes
+    tally.add(ending.outcome)
+    events.yield(.finished(ending.outcome))
   }
 
   // MARK: Slots
@@ -131,37 +142,45 @@ public actor Scheduler {
   private var now: Double { elapsed }
 
   /// Waits for room to run one attempt against `host`; `false` when the run was cancelled.
-  func acquireSlot(host: String) async -> Bool {
+  /// `activating` lists an entry among the active transfers once it holds its first slot.
+  func acquireSlot(host: String, activating entry: ActiveEntry? = nil) async -> Bool {
     guard !cancelled else { return false }
     nextTicket += 1
     let ticket = nextTicket
-    if admission.request(id: ticket, host: host, now: now) { return true }
-    scheduleWake()
-    return await withCheckedContinuation { continuation in
-      slotWaiters[ticket] = continuation
+    if !admission.request(id: ticket, host: host, now: now) {
+      scheduleWake()
+      let admitted = await withCheckedContinuation { continuation in
+        slotWaiters[ticket] = continuation
+      }
+      guard admitted else { return false }
     }
+    if let entry { active[entry.id] = (entry.info, entry.counter) }
+    return true
   }
 
-  /// Frees a slot taken with `acquireSlot`.
-  func releaseSlot(host: String) {
-    admit(admission.release(host: host, now: now))
+  /// An entry as the progress display lists it while it runs.
+  struct ActiveEntry: Sendable {
+    var id: Int
+    var info: EntryInfo
+    var counter: ProgressCounter
   }
 
-  /// Records the status a host answered: a 429 or 503 makes haul polite to it.
-  /// The host is held for its `Retry-After`, capped as the entries' own delays are (a server
-  /// asking for a day must not hold the host past the retry that follows in 10 minutes).
-  func noteAnswer(host: String, status: Int, retryAfter: Double?) {
-    contacted.insert(host)
+  /// Frees a slot taken with `acquireSlot`, first noting how the host answered: `status`
+  /// (a 429 or 503 makes haul polite to it) or, without one, whether it sent a response head
+  /// at all (`answered`: it was reachable in this run, so a later refusal is an outage to wait
+  /// out). Noting before freeing means a 429/503 lowers the host's limit before the freed slot
+  /// can start another request there. The host is held for its `Retry-After`, capped as the
+  /// entries' own delays are (a server asking for a day must not hold the host past the retry
+  /// that follows in 10 minutes).
+  func releaseSlot(
+    host: String, status: Int? = nil, retryAfter: Double? = nil, answered: Bool = false
+  ) {
+    if answered || status != nil { contacted.insert(host) }
     if status == 429 || status == 503 {
       let hold = retryAfter.map { min($0, retryPolicy.retryAfterCap) }
       admission.throttled(host: host, retryAfter: hold, now: now)
     }
-  }
-
-  /// Records that `host` sent a response head (even when the attempt then failed): it was
-  /// reachable in this run, so a later refusal is an outage to wait out.
-  func noteContact(host: String) {
-    contacted.insert(host)
+    admit(admission.release(host: host, now: now))
   }
 
   private func admit(_ tickets: [Int]) {
@@ -231,19 +250,6 @@ public actor Scheduler {
   }
 
   // MARK: Progress
-
-  func beginActive(_ id: Int, _ info: EntryInfo, _ counter: ProgressCounter) {
-    active[id] = (info, counter)
-  }
-
-  func endActive(_ id: Int) {
-    active[id] = nil
-  }
-
-  /// Counts a finished entry's length toward `ProgressSnapshot.completedBytes`.
-  func noteCompleted(bytes: Int64) {
-    tally.completedBytes += bytes
-  }
 
   private func snapshot() -> ProgressSnapshot {
     var inFlight: Int64 = 0

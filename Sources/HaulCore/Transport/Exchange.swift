@@ -22,7 +22,7 @@ public enum Exchange {
     hop.url = originalURL
     var hops = 0
     while true {
-      hop.headers = Origin(hop.url) == origin ? ownHeaders : []
+      hop.headers = hops == 0 || Origin(hop.url) == origin ? ownHeaders : []
       let response = try await transport.perform(hop, sink: sink)
       switch policy.decide(
         head: response.head, current: hop.url, method: hop.method, isUpload: hop.body != nil,

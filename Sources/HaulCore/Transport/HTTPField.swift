@@ -10,7 +10,13 @@ public struct HTTPField: Sendable, Hashable {
 
   /// Whether this field's name equals `other`, ignoring ASCII case.
   public func hasName(_ other: String) -> Bool {
-    name.utf8.count == other.utf8.count && name.lowercased() == other.lowercased()
+    name.utf8.count == other.utf8.count
+      && zip(name.utf8, other.utf8).allSatisfy { Self.lowercase($0) == Self.lowercase($1) }
+  }
+
+  /// `byte` with ASCII `A`–`Z` folded to lower case; every other byte as it is.
+  private static func lowercase(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
   }
 }
 

@@ -21,11 +21,20 @@ public struct ResponseHead: Sendable, Hashable {
 }
 
 extension String {
-  /// The string without leading and trailing spaces and tabs (and CR/LF).
+  /// The string without leading and trailing spaces and tabs (and CR/LF). Returns `self`
+  /// untouched when there is nothing to trim, the common case for header values.
   public func trimmingASCIIWhitespace() -> String {
-    var s = Substring(self)
-    while let c = s.first, c == " " || c == "\t" || c == "\r" || c == "\n" { s.removeFirst() }
-    while let c = s.last, c == " " || c == "\t" || c == "\r" || c == "\n" { s.removeLast() }
-    return String(s)
+    let bytes = utf8
+    func isSpace(_ byte: UInt8) -> Bool {
+      byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+        || byte == UInt8(ascii: "\n")
+    }
+    guard let first = bytes.first, let last = bytes.last, isSpace(first) || isSpace(last) else {
+      return self
+    }
+    guard let start = bytes.firstIndex(where: { !isSpace($0) }),
+      let end = bytes.lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return String(self[start...end])
   }
 }

@@ -1,0 +1,56 @@
+import HaulCore
+import Testing
+
+@testable import HaulCurl
+
+/// The header lines libcurl hands over, one per call, become a `ResponseHead`: names and
+/// values trimmed at the byte level, folded lines joined, interim responses dropped.
+@Suite("ResponseHeadParser: header lines to a head")
+struct ResponseHeadParserTests {
+  private func parse(_ lines: [String], maxBytes: Int = 1 << 18) -> [ResponseHeadParser.Step] {
+    var parser = ResponseHeadParser(maxBytes: maxBytes)
+    return lines.map { line in
+      Array(line.utf8).withUnsafeBytes { parser.consume($0) }
+    }
+  }
+
+  @Test func namesAndValuesAreTrimmedOfSpacesAndTabs() {
+    let steps = parse(["HTTP/1.1 200 OK\r\n", "ETag :  \t\"abc\" \t\r\n", "X-Empty:\r\n", "\r\n"])
+    #expect(
+      steps.last
+        == .complete(
+          ResponseHead(
+            status: 200, headers: [HTTPField("ETag", "\"abc\""), HTTPField("X-Empty", "")])))
+  }
+
+  @Test func aFoldedLineContinuesThePreviousValue() {
+    let steps = parse(["HTTP/1.1 200 OK\r\n", "X-Long: one\r\n", " \t two  \r\n", "\r\n"])
+    #expect(
+      steps.last == .complete(ResponseHead(status: 200, headers: [HTTPField("X-Long", "one two")])))
+  }
+
+  @Test func anInterimResponseIsDropped() {
+    let steps = parse([
+      "HTTP/1.1 100 Continue\r\n", "X-Interim: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n",
+      "Content-Length: 0\r\n", "\r\n",
+    ])
+    #expect(steps[2] == .interim)
+    #expect(
+      steps.last
+        == .complete(ResponseHead(status: 201, headers: [HTTPField("Content-Length", "0")])))
+  }
+
+  @Test func aBlockOverTheLimitIsRefused() {
+    let steps = parse(
+      ["HTTP/1.1 200 OK\r\n", "X-Big: " + String(repeating: "a", count: 100) + "\r\n"], maxBytes: 64
+    )
+    #expect(steps.last == .tooLarge)
+  }
+
+  @Test func lookupIgnoresASCIICase() {
+    let head = ResponseHead(status: 200, headers: [HTTPField("content-LENGTH", " 42 ")])
+    #expect(head.value(for: "Content-Length") == " 42 ")
+    #expect(head.contentLength == 42)
+    #expect(head.value(for: "Content-Lengths") == nil)
+  }
+}
