@@ -13,8 +13,10 @@
 /// pieces, and renames it over `FILE`. Creating the spool up front proves early that the
 /// report's directory is writable.
 ///
-/// Not thread-safe: one owner (the loop consuming the events) calls it.
-public final class ReportWriter {
+/// Not thread-safe: one owner at a time calls it (the CLI's event consumer, under its lock,
+/// while the run goes on; then the CLI, to finish it). `@unchecked Sendable` only so that it
+/// can move between those owners.
+public final class ReportWriter: @unchecked Sendable {
   /// The report file's path.
   public let path: String
   private var spool: Int32

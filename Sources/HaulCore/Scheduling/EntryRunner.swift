@@ -11,7 +11,7 @@ import Foundation
 struct EntryRunner: Sendable {
   let scheduler: Scheduler
   let directory: OutputDirectory
-  let events: AsyncStream<TransferEvent>.Continuation
+  let events: SerializedEventHandler
 
   var options: SchedulerOptions { scheduler.options }
 
@@ -87,7 +87,7 @@ struct EntryRunner: Sendable {
         }
         if !begun {
           begun = true
-          events.yield(.started(info))
+          events(.started(info))
         }
         let attempt: Result<Success, Failure>
         if let local {
@@ -111,7 +111,7 @@ struct EntryRunner: Sendable {
           lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
           if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
             attemptOfSource -= 1
-            events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
+            events(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
             continue
           }
           let verdict = scheduler.retryPolicy.verdict(
@@ -122,11 +122,11 @@ struct EntryRunner: Sendable {
             break sources
           case .nextSource:
             if url != entry.sources.last {
-              events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
+              events(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
             }
             continue sources
           case .retry(let delay):
-            events.yield(.retry(info, attempt: attempts + 1, code: lastError.code, delay: delay))
+            events(.retry(info, attempt: attempts + 1, code: lastError.code, delay: delay))
             do {
               try await Task.sleep(for: .seconds(delay))
             } catch {

@@ -37,13 +37,26 @@ public actor Scheduler {
   }
 
   /// Runs every entry of `entries` and returns the events of the run; the stream ends after
-  /// the `summary` event. Call once per scheduler.
+  /// the `summary` event. Call once per scheduler (this or `run(_:onEvent:)`).
   public nonisolated func run<Entries: Sequence<ManifestEntry> & Sendable>(_ entries: Entries)
     -> AsyncStream<TransferEvent>
   {
     let (stream, continuation) = AsyncStream.makeStream(of: TransferEvent.self)
-    Task { await self.start(entries, events: continuation) }
+    Task {
+      await self.start(entries, emit: SerializedEventHandler { continuation.yield($0) })
+      continuation.finish()
+    }
     return stream
+  }
+
+  /// Runs every entry of `entries`, handing each event to `onEvent` as it happens, and
+  /// returns after the `summary` event was handled. Calls come one at a time, from the
+  /// scheduler's tasks: a handler should be quick, and a slow one holds the run back.
+  /// Call once per scheduler (this or `run(_:)`).
+  public func run<Entries: Sequence<ManifestEntry> & Sendable>(
+    _ entries: Entries, onEvent: @escaping TransferEventHandler
+  ) async {
+    await start(entries, emit: SerializedEventHandler(onEvent))
   }
 
   /// Stops starting transfers; running ones end with `cancelled` and keep their partial data
@@ -61,7 +74,7 @@ public actor Scheduler {
   }
 
   private func start<Entries: Sequence<ManifestEntry> & Sendable>(
-    _ entries: Entries, events: AsyncStream<TransferEvent>.Continuation
+    _ entries: Entries, emit events: SerializedEventHandler
   ) async {
     let window = max(options.concurrency * 4, 16)
     let task = Task.detached { [options] in
@@ -101,15 +114,14 @@ public actor Scheduler {
     let sampler = Task {
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(options.progressInterval))
-        events.yield(.progress(self.snapshot()))
+        events(.progress(self.snapshot()))
       }
     }
     await task.value
     sampler.cancel()
-    events.yield(.progress(snapshot()))
-    events.yield(
+    events(.progress(snapshot()))
+    events(
       .summary(tally.summary(seconds: elapsed, transport: transport.name, cancelled: cancelled)))
-    events.finish()
   }
 
   private var elapsed: Double {
@@ -128,12 +140,12 @@ public actor Scheduler {
   /// Records an entry's end in one step: its outcome, its bytes toward the progress
   /// display, and its removal from the active list.
   private func complete(
-    _ ending: EntryRunner.Ending, _ events: AsyncStream<TransferEvent>.Continuation
+    _ ending: EntryRunner.Ending, _ events: SerializedEventHandler
   ) {
     if let id = ending.activeID { active[id] = nil }
     tally.completedBytes += ending.completedBytes
     tally.add(ending.outcome)
-    events.yield(.finished(ending.outcome))
+    events(.finished(ending.outcome))
   }
 
   // MARK: Slots

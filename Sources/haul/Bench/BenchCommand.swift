@@ -73,26 +73,16 @@ struct BenchCommand {
     let before = ResourceUsage.now(afterReset: peakIsPerRun)
     let clock = ContinuousClock.now
 
-    var run = BenchRun(
+    var first = BenchRun(
       transport: choice.rawValue, round: round, seconds: 0, succeeded: 0, skipped: 0, failed: 0,
       bytes: 0, cpuSeconds: 0, peakRSSBytes: 0, latencies: [], firstFailure: nil)
-    run.latencies.reserveCapacity(statistics.entries)
-    for await event in scheduler.run(manifest.entries()) {
-      guard case .finished(let outcome) = event else { continue }
-      run.bytes += outcome.bytes
-      switch outcome.status {
-      case .ok:
-        run.succeeded += 1
-        run.latencies.append(outcome.seconds)
-      case .skipped:
-        run.skipped += 1
-      case .failed:
-        run.failed += 1
-        if run.firstFailure == nil {
-          run.firstFailure = "\(outcome.path): \(outcome.error.map { "\($0)" } ?? "failed")"
-        }
-      }
+    first.latencies.reserveCapacity(statistics.entries)
+    let tally = Locked(first)
+    await scheduler.run(manifest.entries()) { event in
+      guard case .finished(let outcome) = event else { return }
+      tally.withLock { $0.add(outcome) }
     }
+    var run = tally.withLock { $0 }
 
     let elapsed = ContinuousClock.now - clock
     let after = ResourceUsage.now(afterReset: peakIsPerRun)

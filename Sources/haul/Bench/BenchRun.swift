@@ -22,6 +22,23 @@ struct BenchRun: Sendable {
   /// The first failure's message, if any entry failed.
   var firstFailure: String?
 
+  /// Counts one finished entry.
+  mutating func add(_ outcome: EntryOutcome) {
+    bytes += outcome.bytes
+    switch outcome.status {
+    case .ok:
+      succeeded += 1
+      latencies.append(outcome.seconds)
+    case .skipped:
+      skipped += 1
+    case .failed:
+      failed += 1
+      if firstFailure == nil {
+        firstFailure = "\(outcome.path): \(outcome.error.map { "\($0)" } ?? "failed")"
+      }
+    }
+  }
+
   /// Whether every entry ended ok or skipped.
   var succeededAll: Bool { failed == 0 }
 

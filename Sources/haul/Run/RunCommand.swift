@@ -73,10 +73,9 @@ struct RunCommand {
         _exit(ExitCode.interrupted.rawValue)
       })
 
-    var consumer = EventConsumer(options: options, report: report, display: display)
-    for await event in scheduler.run(entries) {
-      consumer.consume(event)
-    }
+    let shared = Locked(EventConsumer(options: options, report: report, display: display))
+    await scheduler.run(entries) { event in shared.withLock { $0.consume(event) } }
+    let consumer = shared.withLock { $0 }
     display.finish()
     await transport.shutdown()
 
