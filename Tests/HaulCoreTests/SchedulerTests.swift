@@ -61,6 +61,11 @@ final class ScriptedTransport: Transport {
   func shutdown() async {}
 }
 
+/// The outcomes an event handler collects, by manifest line.
+final class OutcomeCollector: Sendable {
+  let byLine = Mutex([Int: EntryOutcome]())
+}
+
 @Suite("Scheduler decisions, with a scripted transport")
 final class SchedulerTests {
   let directory = FileManager.default.temporaryDirectory
@@ -146,6 +151,33 @@ final class SchedulerTests {
     #expect(outcomes[1]?.error?.code == .checksumMismatch)
     #expect(contents("a") == nil)
     #expect(contents("a.haul-partial") == nil)
+  }
+
+  @Test func without_digests_only_entries_with_a_checksum_are_hashed() async {
+    let transport = ScriptedTransport { _, _ in .init(status: 200, body: Array("hello".utf8)) }
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(
+        outputDirectory: directory, retries: 0, digestsWithoutChecksum: false))
+    let good = SHA256.hex(of: Array("hello".utf8))
+    let entries = [
+      entry(1, "plain"), entry(2, "checked", sha256: good),
+      entry(3, "wrong", sha256: String(repeating: "0", count: 64)),
+    ]
+    let outcomes = OutcomeCollector()
+    await scheduler.run(entries) { event in
+      if case .finished(let outcome) = event {
+        outcomes.byLine.withLock { $0[outcome.line] = outcome }
+      }
+    }
+    let byLine = outcomes.byLine.withLock { $0 }
+    #expect(byLine[1]?.status == .ok)
+    #expect(byLine[1]?.sha256 == nil)
+    #expect(contents("plain") == Array("hello".utf8))
+    #expect(byLine[2]?.status == .ok)
+    #expect(byLine[2]?.sha256 == good)
+    #expect(byLine[3]?.error?.code == .checksumMismatch)
+    #expect(contents("wrong") == nil)
   }
 
   @Test func a_complete_file_is_skipped_without_a_request() async throws {

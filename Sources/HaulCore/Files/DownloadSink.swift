@@ -6,7 +6,8 @@
 
 /// Receives a download's response into its partial file: decides with `ResponseValidation`
 /// where the body goes (or that it is discarded), records the resume state before the first
-/// byte lands, then `pwrite`s each chunk at its offset and feeds the digest.
+/// byte lands, then `pwrite`s each chunk at its offset and feeds the digest (when given one:
+/// a download with no checksum to verify and no report to show it need not hash).
 ///
 /// The resume state is written only when it can serve: before the first chunk that leaves
 /// the body unfinished. A body that arrives whole in one chunk (a small file) writes none,
@@ -21,7 +22,7 @@
 public final class DownloadSink: ResponseSink, @unchecked Sendable {
   private let fd: Int32
   private let local: LocalDownload
-  private let hasher: SHA256
+  private let hasher: SHA256?
   private let requested: ByteRange?
   private let expectedSize: Int64?
   private let stateTemplate: ResumeState
@@ -49,9 +50,10 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
 
   /// - Parameters:
   ///   - fd: the open partial file, already holding `requested.start` bytes (or none).
-  ///   - hasher: already fed with the partial file's existing prefix.
+  ///   - hasher: already fed with the partial file's existing prefix; `nil` computes no
+  ///     digest.
   public init(
-    fd: Int32, local: LocalDownload, hasher: SHA256, requested: ByteRange?,
+    fd: Int32, local: LocalDownload, hasher: SHA256?, requested: ByteRange?,
     expectedSize: Int64?, state: ResumeState, progress: ProgressCounter
   ) {
     self.fd = fd
@@ -77,11 +79,11 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
       }
       if restart {
         guard ftruncate(fd, 0) == 0 else { throw FileErrors.error(errno, "cannot truncate") }
-        hasher.reset()
+        hasher?.reset()
       }
       self.offset = offset
       self.total = total
-      if let total, total - offset >= Self.backgroundDigestThreshold {
+      if let hasher, let total, total - offset >= Self.backgroundDigestThreshold {
         digestWorker = DigestWorker(fd: fd, start: offset, hasher: hasher)
       }
       progress.store(offset)
@@ -112,7 +114,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     if let digestWorker {
       digestWorker.advance(to: offset + Int64(body.count))
     } else {
-      hasher.update(body)
+      hasher?.update(body)
     }
     offset += Int64(body.count)
     written += Int64(body.count)
@@ -120,11 +122,14 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     progress.store(offset)
   }
 
+  /// Whether this sink computes a digest.
+  public var hashes: Bool { hasher != nil }
+
   /// The SHA-256 of the partial file's bytes (the resumed prefix and this body), once the
   /// exchange returned; `nil` when a large body could not be read back to hash it. Call
   /// once: the hasher is finished afterwards.
   public func digest() async -> String? {
-    guard let worker = digestWorker else { return hasher.finalize() }
+    guard let worker = digestWorker else { return hasher?.finalize() }
     digestWorker = nil
     return await worker.finish()
   }

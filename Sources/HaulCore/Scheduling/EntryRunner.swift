@@ -245,7 +245,7 @@ struct EntryRunner: Sendable {
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
     fresh: Bool
   ) async -> Result<Success, Failure> {
-    let hasher = SHA256()
+    let hasher = entry.sha256 != nil || options.digestsWithoutChecksum ? SHA256() : nil
     var state = ResumeState(
       url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
       validator: nil, total: nil)
@@ -262,7 +262,7 @@ struct EntryRunner: Sendable {
     let fd: Int32
     do throws(TransferError) {
       fd = try local.openPartial(truncate: resumeFrom == 0)
-      if resumeFrom > 0 {
+      if resumeFrom > 0, let hasher {
         let hashed = try LocalDownload.hash(fd: fd, upTo: resumeFrom, into: hasher)
         if hashed != resumeFrom {
           close(fd)
@@ -316,14 +316,20 @@ struct EntryRunner: Sendable {
       return .failure(
         Failure(error: TransferError(.sizeMismatch, "received \(length) bytes, expected \(size)")))
     }
-    guard let digest = await sink.digest() else {
-      return .failure(
-        Failure(error: TransferError(.io, "cannot read \(entry.path) back to hash it")))
+    var digest: String?
+    if sink.hashes {
+      guard let computed = await sink.digest() else {
+        return .failure(
+          Failure(error: TransferError(.io, "cannot read \(entry.path) back to hash it")))
+      }
+      digest = computed
     }
     if let expected = entry.sha256, digest != expected {
       local.discardPartial()
       return .failure(
-        Failure(error: TransferError(.checksumMismatch, "SHA-256 \(digest), expected \(expected)")))
+        Failure(
+          error: TransferError(
+            .checksumMismatch, "SHA-256 \(digest ?? "not computed"), expected \(expected)")))
     }
     do throws(TransferError) {
       try local.finish(partial: fd)

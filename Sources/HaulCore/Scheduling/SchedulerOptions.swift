@@ -34,6 +34,11 @@ public struct SchedulerOptions: Sendable {
   public var minSegmentSize: Int64
   /// Changes each request before it is sent and handles 401s (`--auth-command`).
   public var interceptor: (any RequestInterceptor)?
+  /// Whether a download whose entry gives no `sha256` still has its SHA-256 computed, for
+  /// the report and events to carry. Entries with a `sha256` are always hashed and checked.
+  /// Off, such a download costs no digest work at all (the CLI turns it on only when
+  /// `--report` or `--events` will show the digest).
+  public var digestsWithoutChecksum: Bool
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,
@@ -41,8 +46,9 @@ public struct SchedulerOptions: Sendable {
     backoffBase: Double = 1, backoffCap: Double = 60, expectedTotal: Int? = nil,
     expectedBytes: Int64? = nil, progressInterval: Double = 0.25, outageLimit: Double = 600,
     interceptor: (any RequestInterceptor)? = nil, segments: Int = 1,
-    minSegmentSize: Int64 = 8 << 20
+    minSegmentSize: Int64 = 8 << 20, digestsWithoutChecksum: Bool = true
   ) {
+    self.digestsWithoutChecksum = digestsWithoutChecksum
     self.segments = max(1, segments)
     self.minSegmentSize = minSegmentSize
     self.outputDirectory = outputDirectory

@@ -76,12 +76,14 @@ struct BenchOptions: Sendable {
     return choices
   }
 
-  /// The options every run's scheduler takes; `directory` is the run's fresh folder.
+  /// The options every run's scheduler takes; `directory` is the run's fresh folder. As in
+  /// `haul run` without `--report`, only entries with a `sha256` are hashed.
   func schedulerOptions(directory: String, _ statistics: ManifestStatistics) -> SchedulerOptions {
     SchedulerOptions(
       outputDirectory: directory, concurrency: concurrency, perHost: perHost, retries: retries,
       stallTimeout: timeout, headers: headers, expectedTotal: statistics.entries,
-      expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil)
+      expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
+      digestsWithoutChecksum: false)
   }
 
   /// The options every run's transport is created with.

@@ -115,7 +115,8 @@ struct RunOptions: Sendable {
       stallTimeout: timeout, headers: headers, fsync: fsync,
       expectedTotal: statistics.entries,
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
-      interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize)
+      interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize,
+      digestsWithoutChecksum: report != nil || events)
   }
 
   /// The options the transport is created with.
