@@ -8,6 +8,10 @@ final class CurlEasy {
   let handle: UnsafeMutableRawPointer
   /// Where curl writes a one-line explanation of a failure (`CURLOPT_ERRORBUFFER`).
   let errorBuffer: UnsafeMutablePointer<CChar>
+  /// Whether the handle still holds the options every exchange shares (set by the last
+  /// exchange, a plain GET, and not reset since), so the next exchange sets only its own.
+  /// Saves a `curl_easy_reset` and a dozen options per small file.
+  var holdsSharedOptions = false
 
   /// Creates a handle, or `nil` when libcurl cannot allocate one.
   init?() {
@@ -22,6 +26,7 @@ final class CurlEasy {
   func reset() {
     curl_easy_reset(handle)
     errorBuffer[0] = 0
+    holdsSharedOptions = false
   }
 
   /// Frees the handle. Called once, by the loop, after the handle left the multi handle.

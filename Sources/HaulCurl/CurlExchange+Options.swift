@@ -24,6 +24,9 @@ extension CurlExchange {
   /// Sets every option for this exchange on `easy`. `context` is the retained pointer to
   /// this exchange that libcurl will hold as `CURLOPT_PRIVATE`.
   ///
+  /// A handle that ran a plain GET keeps the options every exchange shares (see
+  /// `CurlEasy.holdsSharedOptions`), so only this exchange's own are set again.
+  ///
   /// Returns the first failing option's code; the handle is then reset by the caller.
   func configure(
     _ easy: CurlEasy, settings: CurlSettings, context: UnsafeMutableRawPointer
@@ -32,14 +35,54 @@ extension CurlExchange {
     func check(_ code: CURLcode) {
       if result == CURLE_OK { result = code }
     }
+    if !easy.holdsSharedOptions {
+      check(setSharedOptions(easy, settings: settings))
+    }
 
     check(easy.set(CURLOPT_URL, request.url.absoluteString))
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
+    check(easy.set(CURLOPT_HEADERDATA, pointer: context))
+    check(easy.set(CURLOPT_WRITEDATA, pointer: context))
+    check(easy.set(CURLOPT_XFERINFODATA, pointer: context))
+
+    // Timeouts: curl enforces the connect timeout and, as a backstop, less than 1 byte/s
+    // over `stallTimeout`; the progress callback enforces the stall timeout exactly.
+    check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
+    if request.stallTimeout.isFinite, request.stallTimeout > 0 {
+      check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 1))
+      let seconds = min(request.stallTimeout.rounded(.up), Double(Int32.max))
+      check(easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds))))
+    } else {
+      check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 0))
+      check(easy.set(CURLOPT_LOW_SPEED_TIME, 0))
+    }
+    // Over HTTP/2 (https servers that offer it), wait for an opening connection and share it
+    // rather than opening another: 16 parallel downloads used 1 connection instead of 8.
+    // Only for https: plain http is always HTTP/1.1 here (no h2c), and there curl 7.88 would
+    // queue each exchange behind a busy connection instead of opening another.
+    check(easy.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" ? 1 : 0))
+
+    check(configureMethod(easy))
+    guard result == CURLE_OK else { return result }
+    guard buildHeaderList() else { return CURLE_OUT_OF_MEMORY }
+    return easy.set(CURLOPT_HTTPHEADER, list: headerList)
+  }
+
+  /// Whether this exchange leaves its handle with nothing but the shared options and its
+  /// own per-exchange ones, which the next exchange overwrites: a GET without a body.
+  var leavesHandleReusable: Bool {
+    request.body == nil && request.method.uppercased() == "GET"
+  }
+
+  /// The options every exchange shares: callbacks, safety, buffers, the CA files.
+  private func setSharedOptions(_ easy: CurlEasy, settings: CurlSettings) -> CURLcode {
+    var result = CURLE_OK
+    func check(_ code: CURLcode) {
+      if result == CURLE_OK { result = code }
+    }
     check(easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer)))
     check(easy.set(CURLOPT_HEADERFUNCTION, write: CurlCallbacks.header))
-    check(easy.set(CURLOPT_HEADERDATA, pointer: context))
     check(easy.set(CURLOPT_WRITEFUNCTION, write: CurlCallbacks.write))
-    check(easy.set(CURLOPT_WRITEDATA, pointer: context))
 
     // Safety: http(s) only, no redirect following (core does it), no signals from the
     // resolver, full TLS verification, nothing read from netrc or proxy variables, no
@@ -58,33 +101,12 @@ extension CurlExchange {
     check(easy.set(CURLOPT_PROXY, ""))
     check(easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0))
 
-    // Timeouts: curl enforces the connect timeout and, as a backstop, less than 1 byte/s
-    // over `stallTimeout`; the progress callback enforces the stall timeout exactly.
     check(easy.set(CURLOPT_NOPROGRESS, 0))
     check(easy.set(CURLOPT_XFERINFOFUNCTION, progress: CurlCallbacks.progress))
-    check(easy.set(CURLOPT_XFERINFODATA, pointer: context))
-    check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
-    if request.stallTimeout.isFinite, request.stallTimeout > 0 {
-      check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 1))
-      let seconds = min(request.stallTimeout.rounded(.up), Double(Int32.max))
-      check(easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds))))
-    }
-
     check(easy.set(CURLOPT_BUFFERSIZE, settings.receiveBufferSize))
     check(easy.set(CURLOPT_UPLOAD_BUFFERSIZE, settings.uploadBufferSize))
     check(easy.set(CURLOPT_USERAGENT, "haul/0.1"))
-    // Over HTTP/2 (https servers that offer it), wait for an opening connection and share it
-    // rather than opening another: 16 parallel downloads used 1 connection instead of 8.
-    // Only for https: plain http is always HTTP/1.1 here (no h2c), and there curl 7.88 would
-    // queue each exchange behind a busy connection instead of opening another.
-    if request.url.scheme == "https" {
-      check(easy.set(CURLOPT_PIPEWAIT, 1))
-    }
-
-    check(configureMethod(easy))
-    guard result == CURLE_OK else { return result }
-    guard buildHeaderList() else { return CURLE_OUT_OF_MEMORY }
-    return easy.set(CURLOPT_HTTPHEADER, list: headerList)
+    return result
   }
 
   /// Sets the method; PUT and POST stream their body (empty when there is none) from the

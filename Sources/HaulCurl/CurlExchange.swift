@@ -31,6 +31,8 @@ final class CurlExchange: @unchecked Sendable {
   var phase = Phase.queued
   /// Set when a cancel command arrives before the exchange became active.
   var cancelRequested = false
+  /// Whether every option of this exchange was set on its handle.
+  var isConfigured = false
   /// The handle running this exchange, while it is active.
   var easy: CurlEasy?
   /// The request header list given to `CURLOPT_HTTPHEADER`; freed when the exchange ends.

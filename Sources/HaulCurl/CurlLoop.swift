@@ -98,6 +98,7 @@ final class CurlLoop {
       finish(exchange, .completed(configured))
       return
     }
+    exchange.isConfigured = true
     let added = curl_multi_add_handle(multi, easy.handle)
     if added != CURLM_OK {
       let reason = String(cString: curl_multi_strerror(added))
@@ -134,7 +135,7 @@ final class CurlLoop {
     case .stopped(let reason): result = .failure(TransferError(.cancelled, reason))
     }
     exchange.easy = nil
-    recycle(easy)
+    recycle(easy, keepingOptions: exchange.leavesHandleReusable && exchange.isConfigured)
     retained.release()
     exchange.complete(result)
   }
@@ -142,9 +143,17 @@ final class CurlLoop {
   /// Keeps a finished handle for the next exchange. A handle whose last transfer was HTTP/2
   /// is not kept: libcurl 7.88 then refuses `CURLOPT_BUFFERSIZE` on it
   /// (CURLE_BAD_FUNCTION_ARGUMENT), which would fail the next exchange before it starts.
-  private func recycle(_ easy: CurlEasy) {
+  ///
+  /// `keepingOptions` skips the reset after a plain GET whose options were all set: the next
+  /// exchange overwrites every option of its own, and the shared ones stay as they were.
+  private func recycle(_ easy: CurlEasy, keepingOptions: Bool) {
     let reusable = !easy.usedHTTP2
-    easy.reset()
+    if keepingOptions {
+      easy.errorBuffer[0] = 0
+      easy.holdsSharedOptions = true
+    } else {
+      easy.reset()
+    }
     if reusable && idleHandles.count < maxIdleHandles {
       idleHandles.append(easy)
     } else {

@@ -10,8 +10,18 @@ public struct HTTPField: Sendable, Hashable {
 
   /// Whether this field's name equals `other`, ignoring ASCII case.
   public func hasName(_ other: String) -> Bool {
-    name.utf8.count == other.utf8.count
-      && zip(name.utf8, other.utf8).allSatisfy { Self.lowercase($0) == Self.lowercase($1) }
+    guard name.utf8.count == other.utf8.count else { return false }
+    var name = name
+    var other = other
+    return name.withUTF8 { mine in
+      other.withUTF8 { theirs in
+        for index in mine.indices where Self.lowercase(mine[index]) != Self.lowercase(theirs[index])
+        {
+          return false
+        }
+        return true
+      }
+    }
   }
 
   /// `byte` with ASCII `A`–`Z` folded to lower case; every other byte as it is.
