@@ -59,6 +59,19 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       #"{"url":"http:\/\/h\/a","path":"caf\u00e9\/\ud83d\ude00 \"q\" \\.txt"}"#, url: "http://h/a",
       path: #"café/😀 "q" \.txt"#),
     GoodLineCase(
+      "keys spelled with escapes", #"{"\u0075rl":"http://h/a","p\u0061th":"b"}"#,
+      url: "http://h/a", path: "b"),
+    GoodLineCase(
+      "white space around the object", " {\"url\":\"http://h/a\"} \t", url: "http://h/a",
+      path: "a"),
+    GoodLineCase(
+      "host with user info and port", #"{"url":"http://u:p@h:8080/a"}"#, url: "http://u:p@h:8080/a",
+      path: "a"),
+    GoodLineCase(
+      "sha256 already in lower case",
+      #"{"url":"http://h/a","sha256":""# + digest.lowercased() + #""}"#, url: "http://h/a",
+      path: "a", sha256: digest.lowercased()),
+    GoodLineCase(
       "raw UTF-8 in strings", #"{"url":"http://h/a","path":"données/日本.bin"}"#,
       url: "http://h/a", path: "données/日本.bin"),
     GoodLineCase(
