@@ -49,150 +49,27 @@ enum ManifestLineParser {
     throw ManifestLineError("not a JSON object and not an http(s) URL")
   }
 
+  /// The entry written as a JSON object (see `ManifestObjectScanner`), after the rules that
+  /// concern more than one field.
   private static func parseObject(
     _ content: UnsafeBufferPointer<UInt8>, line: Int, text: String
   ) throws(ManifestLineError) -> ManifestEntry {
-    let value: JSONValue
-    do {
-      value = try JSONLineParser.parse(content)
-    } catch {
-      throw ManifestLineError(
-        error.isRepeatedKey
-          ? error.reason : "invalid JSON at column \(error.column): \(error.reason)")
-    }
-    guard case .object(let members) = value else {
-      throw ManifestLineError("a line must be a JSON object, not \(value.kindName)")
-    }
-
-    var url: URL?
-    var mirrors: [URL] = []
-    var path: String?
-    var operation = ManifestEntry.Operation.download
-    var method: String?
-    var size: Int64?
-    var sha256: String?
-    var headers: [HTTPField] = []
-
-    for member in members {
-      let (key, value) = (member.key, member.value)
-      switch key {
-      case "url":
-        url = try ManifestURL.parse(try string(value, field: "url"), field: "\"url\"").get()
-      case "path":
-        path = try ManifestPath.normalize(try string(value, field: "path")).get()
-      case "op":
-        guard let op = ManifestEntry.Operation(rawValue: try string(value, field: "op")) else {
-          throw ManifestLineError("\"op\" must be \"download\" or \"upload\"")
-        }
-        operation = op
-      case "method":
-        let given = try string(value, field: "method")
-        guard given == "PUT" || given == "POST" else {
-          throw ManifestLineError("\"method\" must be \"PUT\" or \"POST\"")
-        }
-        method = given
-      case "size":
-        size = try wholeNumber(value, field: "size")
-      case "sha256":
-        sha256 = try digest(try string(value, field: "sha256"))
-      case "headers":
-        headers = try parseHeaders(value)
-      case "mirrors":
-        mirrors = try parseMirrors(value)
-      default:
-        throw ManifestLineError("unknown field \(ManifestText.quoted(key))")
-      }
-    }
-
-    guard let url else { throw ManifestLineError("missing \"url\"") }
-    switch operation {
+    var fields = try ManifestObjectScanner.scan(content)
+    guard let url = fields.url else { throw ManifestLineError("missing \"url\"") }
+    switch fields.operation {
     case .download:
-      if method != nil { throw ManifestLineError("\"method\" is only for uploads") }
-      if path == nil { path = try defaultPath(for: url) }
+      if fields.method != nil { throw ManifestLineError("\"method\" is only for uploads") }
+      if fields.path == nil { fields.path = try defaultPath(for: url) }
     case .upload:
-      if path == nil { throw ManifestLineError("an upload needs \"path\"") }
+      if fields.path == nil { throw ManifestLineError("an upload needs \"path\"") }
     }
     return ManifestEntry(
-      line: line, text: text, operation: operation, url: url, mirrors: mirrors, path: path!,
-      method: method, size: size, sha256: sha256, headers: headers)
-  }
-
-  // MARK: - Fields
-
-  private static func string(_ value: JSONValue, field: String) throws(ManifestLineError)
-    -> String
-  {
-    guard case .string(let string) = value else {
-      throw ManifestLineError("\"\(field)\" must be a string, not \(value.kindName)")
-    }
-    return string
-  }
-
-  private static func wholeNumber(_ value: JSONValue, field: String) throws(ManifestLineError)
-    -> Int64
-  {
-    guard case .number(let number) = value else {
-      throw ManifestLineError("\"\(field)\" must be a number, not \(value.kindName)")
-    }
-    switch number.wholeNumber {
-    case .value(let whole): return whole
-    case .negative: throw ManifestLineError("\"\(field)\" must not be negative")
-    case .notWhole: throw ManifestLineError("\"\(field)\" must be a whole number of bytes")
-    case .tooLarge: throw ManifestLineError("\"\(field)\" is too large (at most 2^63-1)")
-    }
-  }
-
-  /// 64 hex digits, returned in lower case.
-  private static func digest(_ string: String) throws(ManifestLineError) -> String {
-    guard string.utf8.count == 64, string.utf8.allSatisfy({ $0.isHexDigit }) else {
-      throw ManifestLineError("\"sha256\" must be 64 hex digits")
-    }
-    return string.lowercased()
-  }
-
-  private static func parseHeaders(_ value: JSONValue) throws(ManifestLineError) -> [HTTPField] {
-    guard case .object(let members) = value else {
-      throw ManifestLineError("\"headers\" must be an object, not \(value.kindName)")
-    }
-    var fields: [HTTPField] = []
-    fields.reserveCapacity(members.count)
-    for member in members {
-      let (name, value) = (member.key, member.value)
-      guard case .string(let string) = value else {
-        throw ManifestLineError(
-          "header \(ManifestText.quoted(name)) must be a string, not \(value.kindName)")
-      }
-      let field = HTTPField(name, string)
-      if let problem = field.userHeaderProblem { throw ManifestLineError(problem) }
-      fields.append(field)
-    }
-    return fields
-  }
-
-  private static func parseMirrors(_ value: JSONValue) throws(ManifestLineError) -> [URL] {
-    guard case .array(let elements) = value else {
-      throw ManifestLineError("\"mirrors\" must be an array, not \(value.kindName)")
-    }
-    var urls: [URL] = []
-    urls.reserveCapacity(elements.count)
-    for (offset, element) in elements.enumerated() {
-      let field = "\"mirrors\" item \(offset + 1)"
-      guard case .string(let string) = element else {
-        throw ManifestLineError("\(field) must be a string, not \(element.kindName)")
-      }
-      urls.append(try ManifestURL.parse(string, field: field).get())
-    }
-    return urls
+      line: line, text: text, operation: fields.operation, url: url, mirrors: fields.mirrors,
+      path: fields.path!, method: fields.method, size: fields.size, sha256: fields.sha256,
+      headers: fields.headers)
   }
 
   private static func defaultPath(for url: URL) throws(ManifestLineError) -> String {
     try ManifestPath.defaultName(percentEncodedPath: url.path(percentEncoded: true)).get()
-  }
-}
-
-extension UInt8 {
-  fileprivate var isHexDigit: Bool {
-    (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9"))
-      || (self | 0x20 >= UInt8(ascii: "a") && self | 0x20 <= UInt8(ascii: "f"))
   }
 }
