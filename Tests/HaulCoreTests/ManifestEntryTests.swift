@@ -68,6 +68,10 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       "host with user info and port", #"{"url":"http://u:p@h:8080/a"}"#, url: "http://u:p@h:8080/a",
       path: "a"),
     GoodLineCase(
+      "IP address, port and a typical path",
+      #"{"url": "http://127.0.0.1:35665/small/small-00000.bin", "path": "small-00000.bin", "size": 16384}"#,
+      url: "http://127.0.0.1:35665/small/small-00000.bin", path: "small-00000.bin", size: 16384),
+    GoodLineCase(
       "sha256 already in lower case",
       #"{"url":"http://h/a","sha256":""# + digest.lowercased() + #""}"#, url: "http://h/a",
       path: "a", sha256: digest.lowercased()),

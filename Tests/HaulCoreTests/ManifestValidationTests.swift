@@ -124,6 +124,8 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     .third("password never quoted", #"{"url":"ftp://user:secret@h/a"}"#, "unsupported scheme"),
     .third("bare ftp line", "ftp://h/a", #"unsupported scheme "ftp""#),
     .third("bare url without host", "http:///a", "has no host"),
+    .third("port without host", #"{"url":"http://:80/a"}"#, #""url" has no host"#),
+    .third("user info without host", #"{"url":"http://user@/a"}"#, #""url" has no host"#),
   ]
 
   static let paths: [BadManifestCase] = [

@@ -33,10 +33,11 @@ enum ManifestLineParser {
     if content[0] == UInt8(ascii: "{") {
       return try parseObject(content, line: line, text: text)
     }
-    let trimmed = String(decoding: content, as: UTF8.self)
-    if let scheme = ManifestURL.scheme(of: trimmed),
-      trimmed.utf8.dropFirst(scheme.utf8.count + 1).starts(with: "//".utf8)
+    if let schemeLength = ManifestURL.schemeLength(in: content),
+      content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
+      let trimmed =
+        content.count == bytes.count ? text : String(decoding: content, as: UTF8.self)
       let url = try ManifestURL.parse(trimmed, field: "URL").get()
       let path = try defaultPath(for: url)
       return ManifestEntry(line: line, text: text, url: url, path: path)
