@@ -36,19 +36,21 @@ final class ManifestDestinations {
     slots.deallocate()
   }
 
-  /// Records that `entry` (on line `entry.line`) writes to its destination; returns the
-  /// earlier line that already did, if any (and then keeps the earlier line).
-  func insert(_ entry: ManifestEntry) -> Int? {
+  /// Records that the entry on `line` writes to its destination; returns the earlier line
+  /// that already did, if any (and then keeps the earlier line).
+  func insert(_ line: ManifestLineCheck) -> Int? {
     let digest: (UInt64, UInt64)
-    switch entry.operation {
+    switch line.operation {
     case .download:
-      digest = hash(kind: UInt8(ascii: "d"), entry.path)
-    case .upload where entry.method == "POST":
-      digest = hash(kind: UInt8(ascii: "p"), ManifestURL.destinationKey(entry.url), entry.path)
+      digest = hash(kind: UInt8(ascii: "d"), line.path)
     case .upload:
-      digest = hash(kind: UInt8(ascii: "u"), ManifestURL.destinationKey(entry.url))
+      guard let url = line.url else { preconditionFailure("an upload's URL is always built") }
+      digest =
+        line.method == "POST"
+        ? hash(kind: UInt8(ascii: "p"), ManifestURL.destinationKey(url), line.path)
+        : hash(kind: UInt8(ascii: "u"), ManifestURL.destinationKey(url))
     }
-    return insert(digest: digest, line: entry.line)
+    return insert(digest: digest, line: line.line)
   }
 
   private func insert(digest: (UInt64, UInt64), line: Int) -> Int? {

@@ -13,11 +13,56 @@ import Foundation
 /// - anything else: an error.
 ///
 /// Every line, comments included, must be well-formed UTF-8.
+///
+/// Two ways in, one set of rules: `parse` builds the entry that the transfers need;
+/// `check`, for `Manifest.validate()`, applies the same rules and reports the same errors
+/// but keeps only what validation uses, and skips building a download's URLs when
+/// `ManifestURL.isPlain` already shows they are good (building a `URL` is the larger part
+/// of reading a typical line).
 enum ManifestLineParser {
   /// The entry on `bytes` (one line without its line break), or `nil` for a blank or
   /// comment line.
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ManifestLineError)
     -> ManifestEntry?
+  {
+    guard let content = try content(of: bytes) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard content[0] == UInt8(ascii: "{") else {
+      let trimmed =
+        content.count == bytes.count ? text : String(decoding: content, as: UTF8.self)
+      let (url, path) = try parseBareURL(content, text: trimmed)
+      return ManifestEntry(line: line, text: text, url: url, path: path)
+    }
+    var fields = try ManifestObjectScanner.scan(content, buildsURLs: true)
+    let path = try completePath(&fields)
+    return ManifestEntry(
+      line: line, text: text, operation: fields.operation, url: try builtURL(&fields),
+      mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
+      sha256: fields.sha256, headers: fields.headers)
+  }
+
+  /// What validation needs of the line on `bytes`, or `nil` for a blank or comment line;
+  /// throws exactly what `parse` throws.
+  static func check(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ManifestLineError)
+    -> ManifestLineCheck?
+  {
+    guard let content = try content(of: bytes) else { return nil }
+    guard content[0] == UInt8(ascii: "{") else {
+      let (url, path) = try parseBareURL(content, text: String(decoding: content, as: UTF8.self))
+      return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
+    }
+    var fields = try ManifestObjectScanner.scan(content, buildsURLs: false)
+    let path = try completePath(&fields)
+    if fields.operation == .upload { _ = try builtURL(&fields) }
+    return ManifestLineCheck(
+      line: line, operation: fields.operation, path: path, method: fields.method,
+      size: fields.size, url: fields.url)
+  }
+
+  /// The line without the spaces and tabs around it, or `nil` for a blank or comment line;
+  /// throws when the line is not well-formed UTF-8.
+  private static func content(of bytes: UnsafeBufferPointer<UInt8>) throws(ManifestLineError)
+    -> UnsafeBufferPointer<UInt8>?
   {
     if let offset = UTF8Validation.firstInvalidOffset(in: bytes) {
       throw ManifestLineError("invalid UTF-8 at byte \(offset + 1)")
@@ -27,20 +72,19 @@ enum ManifestLineParser {
     while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
     while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
     guard start < end, bytes[start] != UInt8(ascii: "#") else { return nil }
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+  }
 
-    let text = String(decoding: bytes, as: UTF8.self)
-    let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
-    if content[0] == UInt8(ascii: "{") {
-      return try parseObject(content, line: line, text: text)
-    }
+  /// The URL and default path of a line that is not a JSON object (`content`, also as
+  /// `text`): a bare URL, or else an error saying what the line is.
+  private static func parseBareURL(_ content: UnsafeBufferPointer<UInt8>, text: String)
+    throws(ManifestLineError) -> (URL, String)
+  {
     if let schemeLength = ManifestURL.schemeLength(in: content),
       content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
-      let trimmed =
-        content.count == bytes.count ? text : String(decoding: content, as: UTF8.self)
-      let url = try ManifestURL.parse(trimmed, field: "URL").get()
-      let path = try defaultPath(for: url)
-      return ManifestEntry(line: line, text: text, url: url, path: path)
+      let url = try ManifestURL.parse(text, field: "URL").get()
+      return (url, try defaultPath(for: url))
     }
     if case .success(let value) = Result(catching: { () throws(JSONLineParser.SyntaxError) in
       try JSONLineParser.parse(content)
@@ -50,24 +94,35 @@ enum ManifestLineParser {
     throw ManifestLineError("not a JSON object and not an http(s) URL")
   }
 
-  /// The entry written as a JSON object (see `ManifestObjectScanner`), after the rules that
-  /// concern more than one field.
-  private static func parseObject(
-    _ content: UnsafeBufferPointer<UInt8>, line: Int, text: String
-  ) throws(ManifestLineError) -> ManifestEntry {
-    var fields = try ManifestObjectScanner.scan(content)
-    guard let url = fields.url else { throw ManifestLineError("missing \"url\"") }
+  /// Applies the rules that concern more than one field of an object, and returns the
+  /// entry's path: the one given, or for a download the URL's default name.
+  private static func completePath(_ fields: inout ManifestObjectScanner.Fields)
+    throws(ManifestLineError) -> String
+  {
+    guard fields.url != nil || fields.plainURL != nil else {
+      throw ManifestLineError("missing \"url\"")
+    }
     switch fields.operation {
     case .download:
       if fields.method != nil { throw ManifestLineError("\"method\" is only for uploads") }
-      if fields.path == nil { fields.path = try defaultPath(for: url) }
+      if let path = fields.path { return path }
+      return try defaultPath(for: try builtURL(&fields))
     case .upload:
-      if fields.path == nil { throw ManifestLineError("an upload needs \"path\"") }
+      guard let path = fields.path else { throw ManifestLineError("an upload needs \"path\"") }
+      return path
     }
-    return ManifestEntry(
-      line: line, text: text, operation: fields.operation, url: url, mirrors: fields.mirrors,
-      path: fields.path!, method: fields.method, size: fields.size, sha256: fields.sha256,
-      headers: fields.headers)
+  }
+
+  /// The object's `url`, built now if it was only checked; `fields` must hold one (see
+  /// `completePath`).
+  private static func builtURL(_ fields: inout ManifestObjectScanner.Fields)
+    throws(ManifestLineError) -> URL
+  {
+    if let url = fields.url { return url }
+    // A plain URL always builds; `parse` states the rule all the same.
+    let url = try ManifestURL.parse(fields.plainURL ?? "", field: "\"url\"").get()
+    fields.url = url
+    return url
   }
 
   private static func defaultPath(for url: URL) throws(ManifestLineError) -> String {

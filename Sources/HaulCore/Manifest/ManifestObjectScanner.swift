@@ -14,6 +14,8 @@ struct ManifestObjectScanner {
   /// What the object holds; fields left out keep their defaults.
   struct Fields {
     var url: URL?
+    /// A `url` that was only checked, not built (see `scan`'s `buildsURLs`).
+    var plainURL: String?
     var mirrors: [URL] = []
     var path: String?
     var operation = ManifestEntry.Operation.download
@@ -76,6 +78,7 @@ struct ManifestObjectScanner {
   }
 
   private var json: JSONLineParser
+  private let buildsURLs: Bool
   private var fields = Fields()
   /// The first problem with a field's value, in the order written. Once there is one, later
   /// values are only read for their syntax.
@@ -85,14 +88,18 @@ struct ManifestObjectScanner {
   /// Keys that name no field, for the same purpose (rare: such a line is an error anyway).
   private var unknownKeys = JSONKeySet()
 
-  private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+  private init(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool) {
     json = JSONLineParser(bytes)
+    self.buildsURLs = buildsURLs
   }
 
   /// The fields of the object that is all of `bytes` (which start with `{`), or why the line
-  /// is bad.
-  static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws(ManifestLineError) -> Fields {
-    var scanner = ManifestObjectScanner(bytes)
+  /// is bad. Without `buildsURLs` (for validation), a URL that `ManifestURL.isPlain` accepts
+  /// is not built: a `url` is kept as written in `plainURL`, a mirror is left out.
+  static func scan(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool)
+    throws(ManifestLineError) -> Fields
+  {
+    var scanner = ManifestObjectScanner(bytes, buildsURLs: buildsURLs)
     do {
       try scanner.scanObject()
     } catch {
@@ -192,6 +199,10 @@ struct ManifestObjectScanner {
     switch field {
     case .url:
       guard let string = try string(field) else { return }
+      if !buildsURLs, ManifestURL.isPlain(string) {
+        fields.plainURL = string
+        return
+      }
       switch ManifestURL.parse(string, field: "\"url\"") {
       case .success(let url): fields.url = url
       case .failure(let failure): note(failure)
@@ -323,7 +334,7 @@ struct ManifestObjectScanner {
       number += 1
       if current == UInt8(ascii: "\"") {
         let string = try json.parseString()
-        if problem == nil {
+        if problem == nil, buildsURLs || !ManifestURL.isPlain(string) {
           switch ManifestURL.parse(string, field: "\"mirrors\" item \(number)") {
           case .success(let url): fields.mirrors.append(url)
           case .failure(let failure): note(failure)

@@ -41,6 +41,62 @@ enum ManifestURL {
     return .success(url)
   }
 
+  /// Whether `string` is a URL of the plainest kind, which `parse` is sure to accept: `http`
+  /// or `https` in lower case, `://`, a host of letters, digits, `.` and `-` that starts
+  /// with a letter or digit, an optional port of at most five digits (up to 65535), then
+  /// nothing or a path and query of RFC 3986 characters (`%` followed by two hex digits),
+  /// with no fragment. Such a string is a valid RFC 3986 URI with a non-empty host and
+  /// nothing to percent-encode, so validation can check it without building a `URL`.
+  static func isPlain(_ string: String) -> Bool {
+    var contiguous = string  // shares `string`'s storage: native strings are contiguous UTF-8
+    return contiguous.withUTF8 { bytes in
+      var index: Int
+      if bytes.starts(with: "http://".utf8) {
+        index = 7
+      } else if bytes.starts(with: "https://".utf8) {
+        index = 8
+      } else {
+        return false
+      }
+      guard index < bytes.count, isLetter(bytes[index]) || isDigit(bytes[index]) else {
+        return false
+      }
+      while index < bytes.count,
+        isLetter(bytes[index]) || isDigit(bytes[index]) || bytes[index] == UInt8(ascii: ".")
+          || bytes[index] == UInt8(ascii: "-")
+      {
+        index += 1
+      }
+      if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+        index += 1
+        var port = 0
+        let portStart = index
+        while index < bytes.count, isDigit(bytes[index]), index - portStart < 5 {
+          port = port * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+          index += 1
+        }
+        guard index > portStart, port <= 65535 else { return false }
+      }
+      guard
+        index == bytes.count || bytes[index] == UInt8(ascii: "/")
+          || bytes[index] == UInt8(ascii: "?")
+      else { return false }
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "%") {
+          guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]),
+            isHexDigit(bytes[index + 2])
+          else { return false }
+          index += 3
+          continue
+        }
+        guard isPathOrQueryByte(byte) else { return false }
+        index += 1
+      }
+      return true
+    }
+  }
+
   /// The length of the scheme before the first `:` in `bytes`
   /// (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), or `nil` when there is none.
   static func schemeLength(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
@@ -114,6 +170,22 @@ enum ManifestURL {
       }
       hasPlainHost = true
     }
+  }
+
+  /// RFC 3986 `pchar` other than `%`, and `/` and `?`: what may stand unencoded in a path
+  /// or query.
+  private static func isPathOrQueryByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      true
+    default:
+      "-._~!$&'()*+,;=:@/?".utf8.contains(byte)
+    }
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    isDigit(byte) || ((byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "f"))
   }
 
   private static func isLetter(_ byte: UInt8) -> Bool {
