@@ -126,18 +126,21 @@ struct JSONLineParser {
   mutating func parseString() throws(SyntaxError) -> String {
     index += 1  // "
     let start = index
-    // Fast path: no escape before the closing quote.
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\"") {
-        let string = String(
-          decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    // Fast path: no escape before the closing quote. (A local position keeps the loop in
+    // registers.)
+    var end = start
+    while end < bytes.count {
+      let byte = bytes[end]
+      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      end += 1
+    }
+    index = end
+    if end < bytes.count {
+      if bytes[end] == UInt8(ascii: "\"") {
         index += 1
-        return string
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
       }
-      if byte == UInt8(ascii: "\\") { break }
-      if byte < 0x20 { throw error("control character in a string (escape it)") }
-      index += 1
+      if bytes[end] < 0x20 { throw error("control character in a string (escape it)") }
     }
     var scratch = Array(bytes[start..<index])
     while index < bytes.count {

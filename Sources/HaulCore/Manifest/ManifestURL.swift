@@ -50,14 +50,14 @@ enum ManifestURL {
   static func isPlain(_ string: String) -> Bool {
     var contiguous = string  // shares `string`'s storage: native strings are contiguous UTF-8
     return contiguous.withUTF8 { bytes in
-      var index: Int
-      if bytes.starts(with: "http://".utf8) {
-        index = 7
-      } else if bytes.starts(with: "https://".utf8) {
-        index = 8
-      } else {
-        return false
-      }
+      guard bytes.count >= 8, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"),
+        bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "p")
+      else { return false }
+      var index = bytes[4] == UInt8(ascii: "s") ? 5 : 4
+      guard bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"),
+        bytes[index + 2] == UInt8(ascii: "/")
+      else { return false }
+      index += 3
       guard index < bytes.count, isLetter(bytes[index]) || isDigit(bytes[index]) else {
         return false
       }
@@ -173,14 +173,16 @@ enum ManifestURL {
   }
 
   /// RFC 3986 `pchar` other than `%`, and `/` and `?`: what may stand unencoded in a path
-  /// or query.
+  /// or query. (`&` to `;` holds `&'()*+,-./`, the digits and `:`; `?` to `Z` holds `?`, `@`
+  /// and the capitals.)
   private static func isPathOrQueryByte(_ byte: UInt8) -> Bool {
     switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"):
+    case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&")...UInt8(ascii: ";"),
+      UInt8(ascii: "="), UInt8(ascii: "?")...UInt8(ascii: "Z"), UInt8(ascii: "_"),
+      UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "~"):
       true
     default:
-      "-._~!$&'()*+,;=:@/?".utf8.contains(byte)
+      false
     }
   }
 
