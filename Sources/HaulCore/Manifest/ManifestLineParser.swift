@@ -33,10 +33,10 @@ enum ManifestLineParser {
       let (url, path) = try parseBareURL(content, text: trimmed)
       return ManifestEntry(line: line, text: text, url: url, path: path)
     }
-    var fields = try ManifestObjectScanner.scan(content, buildsURLs: true)
-    let path = try completePath(&fields)
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: true)
+    let path = try path(of: fields)
     return ManifestEntry(
-      line: line, text: text, operation: fields.operation, url: try builtURL(&fields),
+      line: line, text: text, operation: fields.operation, url: try url(of: fields),
       mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
       sha256: fields.sha256, headers: fields.headers)
   }
@@ -51,12 +51,11 @@ enum ManifestLineParser {
       let (url, path) = try parseBareURL(content, text: String(decoding: content, as: UTF8.self))
       return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
     }
-    var fields = try ManifestObjectScanner.scan(content, buildsURLs: false)
-    let path = try completePath(&fields)
-    if fields.operation == .upload { _ = try builtURL(&fields) }
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: false)
+    let path = try path(of: fields)
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
-      size: fields.size, url: fields.url)
+      size: fields.size, url: fields.operation == .upload ? try url(of: fields) : fields.url)
   }
 
   /// The line without the spaces and tabs around it, or `nil` for a blank or comment line;
@@ -96,8 +95,8 @@ enum ManifestLineParser {
 
   /// Applies the rules that concern more than one field of an object, and returns the
   /// entry's path: the one given, or for a download the URL's default name.
-  private static func completePath(_ fields: inout ManifestObjectScanner.Fields)
-    throws(ManifestLineError) -> String
+  private static func path(of fields: ManifestObjectScanner.Fields) throws(ManifestLineError)
+    -> String
   {
     guard fields.url != nil || fields.plainURL != nil else {
       throw ManifestLineError("missing \"url\"")
@@ -106,23 +105,21 @@ enum ManifestLineParser {
     case .download:
       if fields.method != nil { throw ManifestLineError("\"method\" is only for uploads") }
       if let path = fields.path { return path }
-      return try defaultPath(for: try builtURL(&fields))
+      return try defaultPath(for: try url(of: fields))
     case .upload:
       guard let path = fields.path else { throw ManifestLineError("an upload needs \"path\"") }
       return path
     }
   }
 
-  /// The object's `url`, built now if it was only checked; `fields` must hold one (see
-  /// `completePath`).
-  private static func builtURL(_ fields: inout ManifestObjectScanner.Fields)
-    throws(ManifestLineError) -> URL
+  /// The object's `url`, built now if it was only checked; `path(of:)` has made sure there
+  /// is one.
+  private static func url(of fields: ManifestObjectScanner.Fields) throws(ManifestLineError)
+    -> URL
   {
     if let url = fields.url { return url }
     // A plain URL always builds; `parse` states the rule all the same.
-    let url = try ManifestURL.parse(fields.plainURL ?? "", field: "\"url\"").get()
-    fields.url = url
-    return url
+    return try ManifestURL.parse(fields.plainURL ?? "", field: "\"url\"").get()
   }
 
   private static func defaultPath(for url: URL) throws(ManifestLineError) -> String {

@@ -108,7 +108,11 @@ struct ManifestObjectScanner {
           ? error.reason : "invalid JSON at column \(error.column): \(error.reason)")
     }
     if let problem = scanner.problem { throw problem }
-    return scanner.fields
+    // Moved out rather than copied: a copy would retain every field, then release it again
+    // with the scanner.
+    var fields = Fields()
+    swap(&fields, &scanner.fields)
+    return fields
   }
 
   // MARK: - The object
