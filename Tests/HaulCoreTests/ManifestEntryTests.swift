@@ -59,6 +59,23 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       #"{"url":"http:\/\/h\/a","path":"caf\u00e9\/\ud83d\ude00 \"q\" \\.txt"}"#, url: "http://h/a",
       path: #"café/😀 "q" \.txt"#),
     GoodLineCase(
+      "keys spelled with escapes", #"{"\u0075rl":"http://h/a","p\u0061th":"b"}"#,
+      url: "http://h/a", path: "b"),
+    GoodLineCase(
+      "white space around the object", " {\"url\":\"http://h/a\"} \t", url: "http://h/a",
+      path: "a"),
+    GoodLineCase(
+      "host with user info and port", #"{"url":"http://u:p@h:8080/a"}"#, url: "http://u:p@h:8080/a",
+      path: "a"),
+    GoodLineCase(
+      "IP address, port and a typical path",
+      #"{"url": "http://127.0.0.1:35665/small/small-00000.bin", "path": "small-00000.bin", "size": 16384}"#,
+      url: "http://127.0.0.1:35665/small/small-00000.bin", path: "small-00000.bin", size: 16384),
+    GoodLineCase(
+      "sha256 already in lower case",
+      #"{"url":"http://h/a","sha256":""# + digest.lowercased() + #""}"#, url: "http://h/a",
+      path: "a", sha256: digest.lowercased()),
+    GoodLineCase(
       "raw UTF-8 in strings", #"{"url":"http://h/a","path":"données/日本.bin"}"#,
       url: "http://h/a", path: "données/日本.bin"),
     GoodLineCase(
@@ -102,6 +119,50 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
     let entries = Array(manifest.entries())
     #expect(entries == [testCase.expected])
     #expect(entries.first?.text == testCase.line)
+  }
+
+  /// Validation skips building URLs that `ManifestURL.isPlain` accepts, so every such URL
+  /// must be one that `ManifestURL.parse` accepts as it is, host and all; and `parse`
+  /// itself skips asking for the host when the authority plainly has one.
+  @Test func plainURLsAlwaysParse() throws {
+    // Mostly good parts, so that many URLs are plain, and some bad ones.
+    let schemes = ["http://", "https://", "http://", "https://", "HTTP://", "http:/", "ftp://", ""]
+    let hosts = ["h", "127.0.0.1", "a-b.example", "h-", "9", "-h", ".", "h_x", "[::1]", "u@h", ""]
+    let ports = ["", "", "", ":80", ":65535", ":65536", ":", ":123456", ":8a"]
+    let goodPieces = [
+      "/", "/", "a", "Z", "9", "-", ".", "_", "~", "!", "$", "&", "'", "(", ")", "*", "+", ",",
+      ";", "=", ":", "@", "?", "%20", "%2F", "%c3%A9",
+    ]
+    let badPieces = ["%", "%2", "%zz", " ", "#", "[", "]", "é", "\\", "^", "|", "\"", "\u{7F}"]
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next(_ count: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(count))
+    }
+    var plainCount = 0
+    for _ in 0..<20_000 {
+      var text = schemes[next(schemes.count)] + hosts[next(hosts.count)] + ports[next(ports.count)]
+      if next(10) > 0 { text += "/" }
+      for _ in 0..<next(8) {
+        text +=
+          next(20) == 0 ? badPieces[next(badPieces.count)] : goodPieces[next(goodPieces.count)]
+      }
+      // Whatever parse accepts has a host (it asks Foundation only when the host is not
+      // plainly there).
+      let parsed = ManifestURL.parse(text, field: "\"url\"")
+      if case .success(let url) = parsed {
+        #expect(url.host(percentEncoded: true)?.isEmpty == false, "\(text)")
+      }
+      guard ManifestURL.isPlain(text) else { continue }
+      plainCount += 1
+      let url = try parsed.get()
+      #expect(url.absoluteString == text)
+    }
+    #expect(plainCount > 1500)
+    for text in ["http://h#f", "http://h x/", "http://[::1]/", "http://u@h/", "http://h:/"] {
+      #expect(!ManifestURL.isPlain(text), "\(text)")
+    }
+    #expect(ManifestURL.isPlain("http://127.0.0.1:35665/small/small-00000.bin?a=%2F&b"))
   }
 
   @Test func sourcesAreTheURLThenTheMirrors() throws {

@@ -124,6 +124,8 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     .third("password never quoted", #"{"url":"ftp://user:secret@h/a"}"#, "unsupported scheme"),
     .third("bare ftp line", "ftp://h/a", #"unsupported scheme "ftp""#),
     .third("bare url without host", "http:///a", "has no host"),
+    .third("port without host", #"{"url":"http://:80/a"}"#, #""url" has no host"#),
+    .third("user info without host", #"{"url":"http://user@/a"}"#, #""url" has no host"#),
   ]
 
   static let paths: [BadManifestCase] = [
@@ -213,7 +215,43 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
       line: 3, "same destination as line 2"),
   ]
 
-  @Test(arguments: syntax + fields + urls + paths + headers + duplicates)
+  /// Which reason wins when a line has more than one problem: a JSON syntax error anywhere
+  /// (a repeated key included) before any field's problem, and among field problems the
+  /// first in the order written.
+  static let precedence: [BadManifestCase] = [
+    .third(
+      "syntax error after an unknown field", #"{"sizee":1,"url":}"#,
+      "invalid JSON at column 18: unexpected '}'"),
+    .third(
+      "syntax error after a bad header",
+      #"{"url":"http://h/a","headers":{"Host":"x","X-A":}}"#, "invalid JSON at column 49"),
+    .third(
+      "repeated key after a bad value", #"{"url":1,"url":"http://h/a"}"#, #"repeated key "url""#),
+    .third("repeated unknown key", #"{"url":"http://h/a","x":1,"x":2}"#, #"repeated key "x""#),
+    .third(
+      "first bad field wins", #"{"size":"1","url":42}"#, #""size" must be a number, not a string"#
+    ),
+    .third(
+      "first bad field wins, url first", #"{"url":42,"size":"1"}"#,
+      #""url" must be a string, not a number"#),
+    .third(
+      "bad header before an unknown field", #"{"url":"http://h/a","headers":{"Host":"x"},"zz":1}"#,
+      #"header "Host" is set by haul"#),
+    .third(
+      "unknown field spelled with an escape", #"{"url":"http://h/a","p\u0061th2":"x"}"#,
+      #"unknown field "path2""#),
+    .third(
+      "first bad mirror wins", #"{"url":"http://h/a","mirrors":[1,"ftp://m/a"]}"#,
+      #""mirrors" item 1 must be a string, not a number"#),
+    .third(
+      "missing url after the fields are read", #"{"path":"a","op":"copy"}"#,
+      #""op" must be "download" or "upload""#),
+    .third(
+      "upper-case scheme still refused when not http", #"{"url":"Ftp://h/a"}"#,
+      #"unsupported scheme "Ftp""#),
+  ]
+
+  @Test(arguments: syntax + fields + urls + paths + headers + duplicates + precedence)
   func rejectsBadLine(_ testCase: BadManifestCase) throws {
     let fixture = ManifestFixture()
     let error = try #require(

@@ -7,6 +7,10 @@
 ///
 /// The input must already be well-formed UTF-8 (`UTF8Validation` checks each line first);
 /// bytes of multi-byte characters are then copied into strings as they are.
+///
+/// Besides `parse`, the parser offers its token-level readers (`parseString`, `scanNumber`,
+/// `parseValue`, ...) to `ManifestObjectScanner`, which reads an entry's object straight
+/// into its fields and reports errors exactly as `parse` would.
 struct JSONLineParser {
   /// How deeply arrays and objects may nest; a manifest needs 2.
   static let maximumDepth = 32
@@ -19,10 +23,12 @@ struct JSONLineParser {
     var isRepeatedKey = false
   }
 
-  private let bytes: UnsafeBufferPointer<UInt8>
-  private var index = 0
+  /// The text being read.
+  let bytes: UnsafeBufferPointer<UInt8>
+  /// The reading position: an offset into `bytes`.
+  var index = 0
 
-  private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+  init(_ bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
   }
 
@@ -40,7 +46,9 @@ struct JSONLineParser {
 
   // MARK: - Values
 
-  private mutating func parseValue(depth: Int) throws(SyntaxError) -> JSONValue {
+  /// Reads one value at the reading position; `depth` is how deeply it is nested (1 for a
+  /// member of the outermost object).
+  mutating func parseValue(depth: Int) throws(SyntaxError) -> JSONValue {
     guard index < bytes.count else { throw error("unexpected end of line") }
     switch bytes[index] {
     case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -49,7 +57,11 @@ struct JSONLineParser {
     case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
     case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
     case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+      let span = try scanNumber()
+      return .number(
+        JSONNumber(
+          text: String(decoding: UnsafeBufferPointer(rebasing: bytes[span]), as: UTF8.self)))
     default: throw error("unexpected \(describeCurrent())")
     }
   }
@@ -58,7 +70,7 @@ struct JSONLineParser {
     guard depth <= Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth)") }
     index += 1  // {
     var members: [JSONMember] = []
-    var keys = KeySet()
+    var keys = JSONKeySet()
     skipWhiteSpace()
     if consumeIf(UInt8(ascii: "}")) { return .object(members) }
     while true {
@@ -111,21 +123,24 @@ struct JSONLineParser {
 
   /// Reads a string starting at its opening quote. Runs without escapes are taken as they
   /// are (one copy); escapes are decoded into a scratch buffer.
-  private mutating func parseString() throws(SyntaxError) -> String {
+  mutating func parseString() throws(SyntaxError) -> String {
     index += 1  // "
     let start = index
-    // Fast path: no escape before the closing quote.
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\"") {
-        let string = String(
-          decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    // Fast path: no escape before the closing quote. (A local position keeps the loop in
+    // registers.)
+    var end = start
+    while end < bytes.count {
+      let byte = bytes[end]
+      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      end += 1
+    }
+    index = end
+    if end < bytes.count {
+      if bytes[end] == UInt8(ascii: "\"") {
         index += 1
-        return string
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
       }
-      if byte == UInt8(ascii: "\\") { break }
-      if byte < 0x20 { throw error("control character in a string (escape it)") }
-      index += 1
+      if bytes[end] < 0x20 { throw error("control character in a string (escape it)") }
     }
     var scratch = Array(bytes[start..<index])
     while index < bytes.count {
@@ -203,8 +218,9 @@ struct JSONLineParser {
 
   // MARK: - Numbers and literals
 
-  /// Reads `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-  private mutating func parseNumber() throws(SyntaxError) -> JSONNumber {
+  /// Reads `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` and returns where it
+  /// lies in `bytes`.
+  mutating func scanNumber() throws(SyntaxError) -> Range<Int> {
     let start = index
     _ = consumeIf(UInt8(ascii: "-"))
     if consumeIf(UInt8(ascii: "0")) {
@@ -223,8 +239,7 @@ struct JSONLineParser {
       }
       guard consumeDigits() else { throw error("expected a digit in the exponent") }
     }
-    return JSONNumber(
-      text: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+    return start..<index
   }
 
   private mutating func consumeDigits() -> Bool {
@@ -248,14 +263,14 @@ struct JSONLineParser {
 
   // MARK: - Helpers
 
-  private mutating func consumeIf(_ byte: UInt8) -> Bool {
+  mutating func consumeIf(_ byte: UInt8) -> Bool {
     guard index < bytes.count, bytes[index] == byte else { return false }
     index += 1
     return true
   }
 
   /// JSON white space: space, tab, line feed, carriage return.
-  private mutating func skipWhiteSpace() {
+  mutating func skipWhiteSpace() {
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -265,7 +280,7 @@ struct JSONLineParser {
   }
 
   /// The byte at the reading position, for messages: `'x'`, `byte 0xC3`, or `end of line`.
-  private func describeCurrent() -> String {
+  func describeCurrent() -> String {
     guard index < bytes.count else { return "end of line" }
     let byte = bytes[index]
     if byte == UInt8(ascii: "'") { return "\"'\"" }
@@ -273,27 +288,8 @@ struct JSONLineParser {
     return "byte 0x\(String(byte, radix: 16, uppercase: true))"
   }
 
-  private func error(_ reason: String) -> SyntaxError {
+  /// A syntax error at the reading position.
+  func error(_ reason: String) -> SyntaxError {
     SyntaxError(column: index + 1, reason: reason)
-  }
-}
-
-/// The keys of one JSON object, to find a repeated one. Keys are compared as UTF-8 bytes
-/// (not by Unicode canonical equivalence, as `String ==` would). A few keys are compared
-/// one by one; past `linearLimit` a hash set keeps a huge object linear.
-private struct KeySet {
-  private static let linearLimit = 16
-  private var few: [String] = []
-  private var many: Set<[UInt8]> = []
-
-  /// Adds `key`; `false` when it was already there.
-  mutating func insert(_ key: String) -> Bool {
-    if few.count < Self.linearLimit {
-      if few.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { return false }
-      few.append(key)
-      if few.count == Self.linearLimit { many = Set(few.map { Array($0.utf8) }) }
-      return true
-    }
-    return many.insert(Array(key.utf8)).inserted
   }
 }

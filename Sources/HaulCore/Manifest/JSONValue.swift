@@ -41,16 +41,29 @@ struct JSONNumber {
     case tooLarge
   }
 
+  /// `wholeNumber` of the number whose text is `text` (the UTF-8 bytes of a JSON number),
+  /// reading the usual spelling, up to 18 plain digits, without making a string first.
+  static func wholeNumber(of text: UnsafeBufferPointer<UInt8>) -> WholeNumber {
+    if let value = plainValue(text) { return .value(value) }
+    return JSONNumber(text: String(decoding: text, as: UTF8.self)).wholeNumber
+  }
+
+  /// The value of up to 18 plain digits (which cannot overflow), else `nil`.
+  private static func plainValue(_ text: some Collection<UInt8>) -> Int64? {
+    guard text.count <= 18 else { return nil }
+    var value: Int64 = 0
+    for byte in text {
+      guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+      value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+    }
+    return value
+  }
+
   /// The number's exact value as a non-negative `Int64`. Any spelling of a whole number is
   /// accepted (`1024`, `1024.0`, `1.024e3`, `-0`); `1.5`, `1e-3`, `-1` and values above
   /// `Int64.max` are not.
   var wholeNumber: WholeNumber {
-    // The usual spelling, up to 18 plain digits, cannot overflow: read it directly.
-    if text.utf8.count <= 18,
-      text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-    {
-      return .value(text.utf8.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) })
-    }
+    if let value = Self.plainValue(text.utf8) { return .value(value) }
     var utf8 = Array(text.utf8)[...]
     var negative = false
     if utf8.first == UInt8(ascii: "-") {

@@ -52,21 +52,21 @@ public struct Manifest: Sendable {
     while let event = reader.next() {
       switch event {
       case .line(let number, let bytes):
-        let parsed: ManifestEntry?
+        let checked: ManifestLineCheck?
         do {
-          parsed = try ManifestLineParser.parse(bytes, line: number)
+          checked = try ManifestLineParser.check(bytes, line: number)
         } catch {
           throw self.error(line: number, error.reason)
         }
-        guard let entry = parsed else { continue }
-        if entry.operation == .upload, let problem = uploadFileProblem(entry.path) {
+        guard let checked else { continue }
+        if checked.operation == .upload, let problem = uploadFileProblem(checked.path) {
           throw error(line: number, problem)
         }
-        if let earlier = destinations.insert(entry) {
+        if let earlier = destinations.insert(checked) {
           throw error(line: number, "same destination as line \(earlier)")
         }
         statistics.entries += 1
-        if let size = entry.size {
+        if let size = checked.size {
           let (sum, overflow) = statistics.knownBytes.addingReportingOverflow(size)
           statistics.knownBytes = overflow ? .max : sum
         } else {

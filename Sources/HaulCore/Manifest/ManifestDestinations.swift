@@ -1,5 +1,3 @@
-internal import CCrypto
-
 /// The destinations seen so far in a manifest, to report the second entry that would write
 /// the same file (or send to the same target) on its own line, naming the first.
 ///
@@ -11,12 +9,15 @@ internal import CCrypto
 ///   files; posting the same file to the same URL twice is the duplicate.
 /// The three kinds are hashed apart, so a download never clashes with an upload.
 ///
-/// Memory: a destination is kept as 96 bits of its SHA-256 beside the 32-bit line that
-/// claimed it, 16 bytes in an open-addressing table (linear probing) that is a power of two
-/// at most 75% full: 21–43 bytes per entry, 32 MiB for a million entries (48 MiB for a
-/// moment while the table doubles). Two different destinations share 96 bits with
-/// probability about n²/2⁹⁷ (below 10⁻¹⁵ for ten million entries). SHA-256's bits are
-/// uniform, so they index the table directly, with no second hash.
+/// Memory: a destination is kept as 96 bits of a 128-bit keyed hash beside the 32-bit line
+/// that claimed it, 16 bytes in an open-addressing table (linear probing) that is a power of
+/// two at most 75% full: 21–43 bytes per entry, 32 MiB for a million entries (48 MiB for a
+/// moment while the table doubles). The hash is Swift's `Hasher` (SipHash, keyed with a
+/// random seed per process) run twice with different first bytes; its bits are uniform, so
+/// they index the table directly, and two different destinations share 96 bits with
+/// probability about n²/2⁹⁷ (below 10⁻¹⁵ for ten million entries). The key is secret, so a
+/// manifest cannot be written to collide on purpose. (SHA-256 would do as well but costs
+/// some 3,000 instructions per entry through OpenSSL, more than the rest of the check.)
 ///
 /// Not thread-safe; one validation pass owns it.
 final class ManifestDestinations {
@@ -25,38 +26,31 @@ final class ManifestDestinations {
   private var slots: UnsafeMutablePointer<UInt64>
   private var capacity = 1 << 10
   private var count = 0
-  private let context: OpaquePointer
-  private let sha256: OpaquePointer
 
   init() {
-    guard let context = EVP_MD_CTX_new(), let sha256 = EVP_MD_fetch(nil, "SHA256", nil) else {
-      fatalError("OpenSSL could not provide SHA-256")
-    }
-    self.context = context
-    self.sha256 = sha256
     slots = .allocate(capacity: 2 * capacity)
     slots.initialize(repeating: 0, count: 2 * capacity)
   }
 
   deinit {
     slots.deallocate()
-    EVP_MD_CTX_free(context)
-    EVP_MD_free(sha256)
   }
 
-  /// Records that `entry` (on line `entry.line`) writes to its destination; returns the
-  /// earlier line that already did, if any (and then keeps the earlier line).
-  func insert(_ entry: ManifestEntry) -> Int? {
+  /// Records that the entry on `line` writes to its destination; returns the earlier line
+  /// that already did, if any (and then keeps the earlier line).
+  func insert(_ line: ManifestLineCheck) -> Int? {
     let digest: (UInt64, UInt64)
-    switch entry.operation {
+    switch line.operation {
     case .download:
-      digest = hash(kind: UInt8(ascii: "d"), entry.path)
-    case .upload where entry.method == "POST":
-      digest = hash(kind: UInt8(ascii: "p"), ManifestURL.destinationKey(entry.url), entry.path)
+      digest = hash(kind: UInt8(ascii: "d"), line.path)
     case .upload:
-      digest = hash(kind: UInt8(ascii: "u"), ManifestURL.destinationKey(entry.url))
+      guard let url = line.url else { preconditionFailure("an upload's URL is always built") }
+      digest =
+        line.method == "POST"
+        ? hash(kind: UInt8(ascii: "p"), ManifestURL.destinationKey(url), line.path)
+        : hash(kind: UInt8(ascii: "u"), ManifestURL.destinationKey(url))
     }
-    return insert(digest: digest, line: entry.line)
+    return insert(digest: digest, line: line.line)
   }
 
   private func insert(digest: (UInt64, UInt64), line: Int) -> Int? {
@@ -94,22 +88,29 @@ final class ManifestDestinations {
     old.deallocate()
   }
 
-  /// The first 128 bits of SHA-256 over `kind`, then each part's UTF-8 bytes with a NUL
-  /// after each (so that parts cannot run into one another).
-  private func hash(kind: UInt8, _ parts: String...) -> (UInt64, UInt64) {
-    var prefix = kind
-    EVP_DigestInit_ex(context, sha256, nil)
-    EVP_DigestUpdate(context, &prefix, 1)
-    for part in parts {
-      var part = part
-      part.withUTF8 { bytes in _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) }
-      var separator: UInt8 = 0
-      EVP_DigestUpdate(context, &separator, 1)
-    }
-    var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-    withUnsafeMutableBytes(of: &digest) { out in
-      _ = EVP_DigestFinal_ex(context, out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil)
-    }
-    return (digest.0, digest.1)
+  /// 128 bits of hash over `kind`, then each part's UTF-8 bytes with a NUL after each (so
+  /// that parts cannot run into one another): two runs of `Hasher` told apart by a first byte.
+  private func hash(kind: UInt8, _ first: String, _ second: String? = nil) -> (UInt64, UInt64) {
+    (
+      Self.hash(run: 0, kind: kind, first, second),
+      Self.hash(run: 1, kind: kind, first, second)
+    )
+  }
+
+  private static func hash(run: UInt8, kind: UInt8, _ first: String, _ second: String?)
+    -> UInt64
+  {
+    var hasher = Hasher()
+    hasher.combine(run)
+    hasher.combine(kind)
+    add(first, to: &hasher)
+    if let second { add(second, to: &hasher) }
+    return UInt64(UInt(bitPattern: hasher.finalize()))
+  }
+
+  private static func add(_ part: String, to hasher: inout Hasher) {
+    var part = part
+    part.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    hasher.combine(UInt8(0))
   }
 }

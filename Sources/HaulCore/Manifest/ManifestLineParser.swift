@@ -13,11 +13,55 @@ import Foundation
 /// - anything else: an error.
 ///
 /// Every line, comments included, must be well-formed UTF-8.
+///
+/// Two ways in, one set of rules: `parse` builds the entry that the transfers need;
+/// `check`, for `Manifest.validate()`, applies the same rules and reports the same errors
+/// but keeps only what validation uses, and skips building a download's URLs when
+/// `ManifestURL.isPlain` already shows they are good (building a `URL` is the larger part
+/// of reading a typical line).
 enum ManifestLineParser {
   /// The entry on `bytes` (one line without its line break), or `nil` for a blank or
   /// comment line.
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ManifestLineError)
     -> ManifestEntry?
+  {
+    guard let content = try content(of: bytes) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard content[0] == UInt8(ascii: "{") else {
+      let trimmed =
+        content.count == bytes.count ? text : String(decoding: content, as: UTF8.self)
+      let (url, path) = try parseBareURL(content, text: trimmed)
+      return ManifestEntry(line: line, text: text, url: url, path: path)
+    }
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: true)
+    let path = try path(of: fields)
+    return ManifestEntry(
+      line: line, text: text, operation: fields.operation, url: try url(of: fields),
+      mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
+      sha256: fields.sha256, headers: fields.headers)
+  }
+
+  /// What validation needs of the line on `bytes`, or `nil` for a blank or comment line;
+  /// throws exactly what `parse` throws.
+  static func check(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ManifestLineError)
+    -> ManifestLineCheck?
+  {
+    guard let content = try content(of: bytes) else { return nil }
+    guard content[0] == UInt8(ascii: "{") else {
+      let (url, path) = try parseBareURL(content, text: String(decoding: content, as: UTF8.self))
+      return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
+    }
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: false)
+    let path = try path(of: fields)
+    return ManifestLineCheck(
+      line: line, operation: fields.operation, path: path, method: fields.method,
+      size: fields.size, url: fields.operation == .upload ? try url(of: fields) : fields.url)
+  }
+
+  /// The line without the spaces and tabs around it, or `nil` for a blank or comment line;
+  /// throws when the line is not well-formed UTF-8.
+  private static func content(of bytes: UnsafeBufferPointer<UInt8>) throws(ManifestLineError)
+    -> UnsafeBufferPointer<UInt8>?
   {
     if let offset = UTF8Validation.firstInvalidOffset(in: bytes) {
       throw ManifestLineError("invalid UTF-8 at byte \(offset + 1)")
@@ -27,19 +71,19 @@ enum ManifestLineParser {
     while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
     while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
     guard start < end, bytes[start] != UInt8(ascii: "#") else { return nil }
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+  }
 
-    let text = String(decoding: bytes, as: UTF8.self)
-    let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
-    if content[0] == UInt8(ascii: "{") {
-      return try parseObject(content, line: line, text: text)
-    }
-    let trimmed = String(decoding: content, as: UTF8.self)
-    if let scheme = ManifestURL.scheme(of: trimmed),
-      trimmed.utf8.dropFirst(scheme.utf8.count + 1).starts(with: "//".utf8)
+  /// The URL and default path of a line that is not a JSON object (`content`, also as
+  /// `text`): a bare URL, or else an error saying what the line is.
+  private static func parseBareURL(_ content: UnsafeBufferPointer<UInt8>, text: String)
+    throws(ManifestLineError) -> (URL, String)
+  {
+    if let schemeLength = ManifestURL.schemeLength(in: content),
+      content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
-      let url = try ManifestURL.parse(trimmed, field: "URL").get()
-      let path = try defaultPath(for: url)
-      return ManifestEntry(line: line, text: text, url: url, path: path)
+      let url = try ManifestURL.parse(text, field: "URL").get()
+      return (url, try defaultPath(for: url))
     }
     if case .success(let value) = Result(catching: { () throws(JSONLineParser.SyntaxError) in
       try JSONLineParser.parse(content)
@@ -49,150 +93,36 @@ enum ManifestLineParser {
     throw ManifestLineError("not a JSON object and not an http(s) URL")
   }
 
-  private static func parseObject(
-    _ content: UnsafeBufferPointer<UInt8>, line: Int, text: String
-  ) throws(ManifestLineError) -> ManifestEntry {
-    let value: JSONValue
-    do {
-      value = try JSONLineParser.parse(content)
-    } catch {
-      throw ManifestLineError(
-        error.isRepeatedKey
-          ? error.reason : "invalid JSON at column \(error.column): \(error.reason)")
-    }
-    guard case .object(let members) = value else {
-      throw ManifestLineError("a line must be a JSON object, not \(value.kindName)")
-    }
-
-    var url: URL?
-    var mirrors: [URL] = []
-    var path: String?
-    var operation = ManifestEntry.Operation.download
-    var method: String?
-    var size: Int64?
-    var sha256: String?
-    var headers: [HTTPField] = []
-
-    for member in members {
-      let (key, value) = (member.key, member.value)
-      switch key {
-      case "url":
-        url = try ManifestURL.parse(try string(value, field: "url"), field: "\"url\"").get()
-      case "path":
-        path = try ManifestPath.normalize(try string(value, field: "path")).get()
-      case "op":
-        guard let op = ManifestEntry.Operation(rawValue: try string(value, field: "op")) else {
-          throw ManifestLineError("\"op\" must be \"download\" or \"upload\"")
-        }
-        operation = op
-      case "method":
-        let given = try string(value, field: "method")
-        guard given == "PUT" || given == "POST" else {
-          throw ManifestLineError("\"method\" must be \"PUT\" or \"POST\"")
-        }
-        method = given
-      case "size":
-        size = try wholeNumber(value, field: "size")
-      case "sha256":
-        sha256 = try digest(try string(value, field: "sha256"))
-      case "headers":
-        headers = try parseHeaders(value)
-      case "mirrors":
-        mirrors = try parseMirrors(value)
-      default:
-        throw ManifestLineError("unknown field \(ManifestText.quoted(key))")
-      }
-    }
-
-    guard let url else { throw ManifestLineError("missing \"url\"") }
-    switch operation {
-    case .download:
-      if method != nil { throw ManifestLineError("\"method\" is only for uploads") }
-      if path == nil { path = try defaultPath(for: url) }
-    case .upload:
-      if path == nil { throw ManifestLineError("an upload needs \"path\"") }
-    }
-    return ManifestEntry(
-      line: line, text: text, operation: operation, url: url, mirrors: mirrors, path: path!,
-      method: method, size: size, sha256: sha256, headers: headers)
-  }
-
-  // MARK: - Fields
-
-  private static func string(_ value: JSONValue, field: String) throws(ManifestLineError)
+  /// Applies the rules that concern more than one field of an object, and returns the
+  /// entry's path: the one given, or for a download the URL's default name.
+  private static func path(of fields: ManifestObjectScanner.Fields) throws(ManifestLineError)
     -> String
   {
-    guard case .string(let string) = value else {
-      throw ManifestLineError("\"\(field)\" must be a string, not \(value.kindName)")
+    guard fields.url != nil || fields.plainURL != nil else {
+      throw ManifestLineError("missing \"url\"")
     }
-    return string
+    switch fields.operation {
+    case .download:
+      if fields.method != nil { throw ManifestLineError("\"method\" is only for uploads") }
+      if let path = fields.path { return path }
+      return try defaultPath(for: try url(of: fields))
+    case .upload:
+      guard let path = fields.path else { throw ManifestLineError("an upload needs \"path\"") }
+      return path
+    }
   }
 
-  private static func wholeNumber(_ value: JSONValue, field: String) throws(ManifestLineError)
-    -> Int64
+  /// The object's `url`, built now if it was only checked; `path(of:)` has made sure there
+  /// is one.
+  private static func url(of fields: ManifestObjectScanner.Fields) throws(ManifestLineError)
+    -> URL
   {
-    guard case .number(let number) = value else {
-      throw ManifestLineError("\"\(field)\" must be a number, not \(value.kindName)")
-    }
-    switch number.wholeNumber {
-    case .value(let whole): return whole
-    case .negative: throw ManifestLineError("\"\(field)\" must not be negative")
-    case .notWhole: throw ManifestLineError("\"\(field)\" must be a whole number of bytes")
-    case .tooLarge: throw ManifestLineError("\"\(field)\" is too large (at most 2^63-1)")
-    }
-  }
-
-  /// 64 hex digits, returned in lower case.
-  private static func digest(_ string: String) throws(ManifestLineError) -> String {
-    guard string.utf8.count == 64, string.utf8.allSatisfy({ $0.isHexDigit }) else {
-      throw ManifestLineError("\"sha256\" must be 64 hex digits")
-    }
-    return string.lowercased()
-  }
-
-  private static func parseHeaders(_ value: JSONValue) throws(ManifestLineError) -> [HTTPField] {
-    guard case .object(let members) = value else {
-      throw ManifestLineError("\"headers\" must be an object, not \(value.kindName)")
-    }
-    var fields: [HTTPField] = []
-    fields.reserveCapacity(members.count)
-    for member in members {
-      let (name, value) = (member.key, member.value)
-      guard case .string(let string) = value else {
-        throw ManifestLineError(
-          "header \(ManifestText.quoted(name)) must be a string, not \(value.kindName)")
-      }
-      let field = HTTPField(name, string)
-      if let problem = field.userHeaderProblem { throw ManifestLineError(problem) }
-      fields.append(field)
-    }
-    return fields
-  }
-
-  private static func parseMirrors(_ value: JSONValue) throws(ManifestLineError) -> [URL] {
-    guard case .array(let elements) = value else {
-      throw ManifestLineError("\"mirrors\" must be an array, not \(value.kindName)")
-    }
-    var urls: [URL] = []
-    urls.reserveCapacity(elements.count)
-    for (offset, element) in elements.enumerated() {
-      let field = "\"mirrors\" item \(offset + 1)"
-      guard case .string(let string) = element else {
-        throw ManifestLineError("\(field) must be a string, not \(element.kindName)")
-      }
-      urls.append(try ManifestURL.parse(string, field: field).get())
-    }
-    return urls
+    if let url = fields.url { return url }
+    // A plain URL always builds; `parse` states the rule all the same.
+    return try ManifestURL.parse(fields.plainURL ?? "", field: "\"url\"").get()
   }
 
   private static func defaultPath(for url: URL) throws(ManifestLineError) -> String {
     try ManifestPath.defaultName(percentEncodedPath: url.path(percentEncoded: true)).get()
-  }
-}
-
-extension UInt8 {
-  fileprivate var isHexDigit: Bool {
-    (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9"))
-      || (self | 0x20 >= UInt8(ascii: "a") && self | 0x20 <= UInt8(ascii: "f"))
   }
 }

@@ -8,9 +8,10 @@
 /// are different files).
 enum ManifestPath {
   /// The normal form of `path`, or why it is not allowed (a reason naming the `"path"` field).
+  /// A path already in normal form (the usual case) is returned as it is, not copied.
   static func normalize(_ path: String) -> Result<String, ManifestLineError> {
-    var path = path
-    return path.withUTF8 { bytes in
+    var contiguous = path  // shares `path`'s storage: native strings are contiguous UTF-8
+    return contiguous.withUTF8 { bytes in
       if bytes.isEmpty { return .failure(.init("\"path\" is empty")) }
       if bytes.first == UInt8(ascii: "/") { return .failure(.init("\"path\" must be relative")) }
       if bytes.last == UInt8(ascii: "/") {
@@ -38,7 +39,7 @@ enum ManifestPath {
         }
         segmentStart = index + 1
       }
-      guard needsRewrite else { return .success(String(decoding: bytes, as: UTF8.self)) }
+      guard needsRewrite else { return .success(path) }
       let kept = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
         .filter { !($0.count == 1 && $0.first == UInt8(ascii: ".")) }
       if kept.isEmpty { return .failure(.init("\"path\" names no file")) }

@@ -7,42 +7,109 @@ enum ManifestURL {
   /// The URL in `string`, or why it is not allowed. `field` names it in the reason
   /// (`"url"`, `"mirrors" item 2`); the URL itself is never quoted (it may hold a password).
   static func parse(_ string: String, field: String) -> Result<URL, ManifestLineError> {
-    guard let scheme = scheme(of: string) else {
+    var string = string
+    let shape = string.withUTF8 { Shape(of: $0) }
+    guard let schemeLength = shape.schemeLength else {
       return .failure(.init("\(field) is not an http(s) URL"))
     }
-    let lowered = scheme.lowercased()
-    guard lowered == "http" || lowered == "https" else {
-      return .failure(
-        .init(
-          "unsupported scheme \(ManifestText.quoted(String(scheme))) in \(field) (http or https only)"
-        ))
+    // Schemes are case-insensitive; their canonical form is lower case, which is what every
+    // consumer (transports, redirect rules) can then rely on. Most URLs are written so.
+    var canonical = string
+    if !shape.isLowerCaseHTTP {
+      let schemeEnd = string.utf8.index(string.utf8.startIndex, offsetBy: schemeLength)
+      let scheme = string[..<schemeEnd]
+      let lowered = scheme.lowercased()
+      guard lowered == "http" || lowered == "https" else {
+        return .failure(
+          .init(
+            "unsupported scheme \(ManifestText.quoted(String(scheme))) in \(field) (http or https only)"
+          ))
+      }
+      canonical = lowered + string[schemeEnd...]
     }
-    if containsControlCharacter(string) {
+    if shape.hasControlCharacter {
       return .failure(.init("\(field) contains a control character"))
     }
-    // Schemes are case-insensitive; their canonical form is lower case, which is what every
-    // consumer (transports, redirect rules) can then rely on.
-    let canonical = scheme == lowered ? string : lowered + string[scheme.endIndex...]
     guard let url = URL(string: canonical) else {
       return .failure(.init("\(field) is not a valid URL"))
     }
-    guard let host = url.host(percentEncoded: true), !host.isEmpty else {
-      return .failure(.init("\(field) has no host"))
+    if !shape.hasPlainHost {
+      guard let host = url.host(percentEncoded: true), !host.isEmpty else {
+        return .failure(.init("\(field) has no host"))
+      }
     }
     return .success(url)
   }
 
-  /// The scheme before the first `:` (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), if any.
-  static func scheme(of string: String) -> Substring? {
-    guard let colon = string.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-    let scheme = string[..<colon]
-    guard let first = scheme.utf8.first, Self.isLetter(first),
-      scheme.utf8.allSatisfy({
-        Self.isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-          || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-      })
-    else { return nil }
-    return scheme
+  /// Whether `string` is a URL of the plainest kind, which `parse` is sure to accept: `http`
+  /// or `https` in lower case, `://`, a host of letters, digits, `.` and `-` that starts
+  /// with a letter or digit, an optional port of at most five digits (up to 65535), then
+  /// nothing or a path and query of RFC 3986 characters (`%` followed by two hex digits),
+  /// with no fragment. Such a string is a valid RFC 3986 URI with a non-empty host and
+  /// nothing to percent-encode, so validation can check it without building a `URL`.
+  static func isPlain(_ string: String) -> Bool {
+    var contiguous = string  // shares `string`'s storage: native strings are contiguous UTF-8
+    return contiguous.withUTF8 { bytes in
+      guard bytes.count >= 8, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"),
+        bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "p")
+      else { return false }
+      var index = bytes[4] == UInt8(ascii: "s") ? 5 : 4
+      guard bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"),
+        bytes[index + 2] == UInt8(ascii: "/")
+      else { return false }
+      index += 3
+      guard index < bytes.count, isLetter(bytes[index]) || isDigit(bytes[index]) else {
+        return false
+      }
+      while index < bytes.count,
+        isLetter(bytes[index]) || isDigit(bytes[index]) || bytes[index] == UInt8(ascii: ".")
+          || bytes[index] == UInt8(ascii: "-")
+      {
+        index += 1
+      }
+      if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+        index += 1
+        var port = 0
+        let portStart = index
+        while index < bytes.count, isDigit(bytes[index]), index - portStart < 5 {
+          port = port * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+          index += 1
+        }
+        guard index > portStart, port <= 65535 else { return false }
+      }
+      guard
+        index == bytes.count || bytes[index] == UInt8(ascii: "/")
+          || bytes[index] == UInt8(ascii: "?")
+      else { return false }
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "%") {
+          guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]),
+            isHexDigit(bytes[index + 2])
+          else { return false }
+          index += 3
+          continue
+        }
+        guard isPathOrQueryByte(byte) else { return false }
+        index += 1
+      }
+      return true
+    }
+  }
+
+  /// The length of the scheme before the first `:` in `bytes`
+  /// (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), or `nil` when there is none.
+  static func schemeLength(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard let first = bytes.first, isLetter(first) else { return nil }
+    for index in 1..<bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: ":") { return index }
+      guard
+        isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "+")
+          || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+      else { return nil }
+    }
+    return nil
   }
 
   /// The identity of an upload's target for duplicate detection: scheme and host in lower
@@ -57,15 +124,77 @@ enum ManifestURL {
     return "\(scheme)://\(host):\(port)\(path)\(query)"
   }
 
-  private static func containsControlCharacter(_ string: String) -> Bool {
-    var string = string
-    return string.withUTF8 { bytes in
-      for byte in bytes where byte < 0x20 || byte == 0x7F { return true }
-      return false
+  /// What one pass over a URL's bytes tells before Foundation parses it.
+  private struct Shape {
+    /// See `schemeLength(in:)`.
+    var schemeLength: Int?
+    /// The scheme is `http` or `https` as written, so the string is already canonical.
+    var isLowerCaseHTTP = false
+    /// A byte below 0x20, or 0x7F, anywhere.
+    var hasControlCharacter = false
+    /// The scheme's `:` is followed by `//` and an authority (up to the next `/`, `?`, `#`
+    /// or the end) of only letters, digits, `.`, `-` and `:`, starting with a letter or
+    /// digit: no user info and no IP literal, so the host is that first run up to any `:`,
+    /// and not empty. (Foundation is asked only when this does not hold.)
+    var hasPlainHost = false
+
+    init(of bytes: UnsafeBufferPointer<UInt8>) {
+      for byte in bytes where byte < 0x20 || byte == 0x7F {
+        hasControlCharacter = true
+        break
+      }
+      guard let schemeLength = ManifestURL.schemeLength(in: bytes) else { return }
+      self.schemeLength = schemeLength
+      isLowerCaseHTTP =
+        (schemeLength == 4 || (schemeLength == 5 && bytes[4] == UInt8(ascii: "s")))
+        && bytes[0] == UInt8(ascii: "h") && bytes[1] == UInt8(ascii: "t")
+        && bytes[2] == UInt8(ascii: "t") && bytes[3] == UInt8(ascii: "p")
+      var index = schemeLength + 1
+      guard index + 2 < bytes.count, bytes[index] == UInt8(ascii: "/"),
+        bytes[index + 1] == UInt8(ascii: "/")
+      else { return }
+      index += 2
+      guard ManifestURL.isLetter(bytes[index]) || ManifestURL.isDigit(bytes[index]) else {
+        return
+      }
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+          break
+        }
+        guard
+          ManifestURL.isLetter(byte) || ManifestURL.isDigit(byte)
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
+        else { return }
+        index += 1
+      }
+      hasPlainHost = true
     }
+  }
+
+  /// RFC 3986 `pchar` other than `%`, and `/` and `?`: what may stand unencoded in a path
+  /// or query. (`&` to `;` holds `&'()*+,-./`, the digits and `:`; `?` to `Z` holds `?`, `@`
+  /// and the capitals.)
+  private static func isPathOrQueryByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&")...UInt8(ascii: ";"),
+      UInt8(ascii: "="), UInt8(ascii: "?")...UInt8(ascii: "Z"), UInt8(ascii: "_"),
+      UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "~"):
+      true
+    default:
+      false
+    }
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    isDigit(byte) || ((byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "f"))
   }
 
   private static func isLetter(_ byte: UInt8) -> Bool {
     (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+  }
+
+  private static func isDigit(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
   }
 }

@@ -1,0 +1,30 @@
+import Foundation
+
+/// What `Manifest.validate()` keeps of a good line (see `ManifestLineParser.check`): enough
+/// for the checks that span lines (upload files, duplicate destinations) and for the
+/// statistics.
+struct ManifestLineCheck {
+  /// The physical, 1-based line number.
+  var line: Int
+  var operation: ManifestEntry.Operation
+  /// The entry's path, in normal form.
+  var path: String
+  /// `PUT` or `POST` for an upload, `GET` for a download (as `ManifestEntry.method`).
+  var method: String
+  var size: Int64?
+  /// The `url`: always there for an upload, whose destination it is; a download's may be
+  /// left unbuilt.
+  var url: URL?
+
+  init(
+    line: Int, operation: ManifestEntry.Operation, path: String, method: String? = nil,
+    size: Int64? = nil, url: URL?
+  ) {
+    self.line = line
+    self.operation = operation
+    self.path = path
+    self.method = method ?? (operation == .upload ? "PUT" : "GET")
+    self.size = size
+    self.url = url
+  }
+}

@@ -1,0 +1,387 @@
+import Foundation
+
+/// Reads a manifest line's JSON object straight into an entry's fields, in one pass and
+/// without building a `JSONValue` tree for it: the keys are a small fixed set, so each key is
+/// matched on its bytes and its value read into its field. Only what cannot be a valid field
+/// (an unknown field's value, a value of the wrong type) is parsed into a `JSONValue`, to
+/// check its syntax and name its kind.
+///
+/// The messages and their precedence are those of parsing the whole line with
+/// `JSONLineParser` and then checking the fields in the order written: a syntax error
+/// anywhere (a repeated key included) wins over every field problem, so a field's problem is
+/// kept aside until the whole object has been read, and only the first one is kept.
+struct ManifestObjectScanner {
+  /// What the object holds; fields left out keep their defaults.
+  struct Fields {
+    var url: URL?
+    /// A `url` that was only checked, not built (see `scan`'s `buildsURLs`).
+    var plainURL: String?
+    var mirrors: [URL] = []
+    var path: String?
+    var operation = ManifestEntry.Operation.download
+    var method: String?
+    var size: Int64?
+    var sha256: String?
+    var headers: [HTTPField] = []
+  }
+
+  /// The fields of an entry, by the key that names each.
+  private enum Field {
+    case url, path, op, method, size, sha256, headers, mirrors
+
+    /// The field whose key is spelled `key` (UTF-8), if any.
+    init?(key: UnsafeBufferPointer<UInt8>) {
+      let field: Field
+      switch key.first {
+      case UInt8(ascii: "u"): field = .url
+      case UInt8(ascii: "p"): field = .path
+      case UInt8(ascii: "o"): field = .op
+      case UInt8(ascii: "m"): field = key.count == 6 ? .method : .mirrors
+      case UInt8(ascii: "s"): field = key.count == 4 ? .size : .sha256
+      case UInt8(ascii: "h"): field = .headers
+      default: return nil
+      }
+      let name = field.key
+      guard key.count == name.utf8CodeUnitCount,
+        memcmp(key.baseAddress!, name.utf8Start, key.count) == 0
+      else { return nil }
+      self = field
+    }
+
+    /// The key that names this field.
+    var key: StaticString {
+      switch self {
+      case .url: "url"
+      case .path: "path"
+      case .op: "op"
+      case .method: "method"
+      case .size: "size"
+      case .sha256: "sha256"
+      case .headers: "headers"
+      case .mirrors: "mirrors"
+      }
+    }
+
+    /// This field's bit in a set of fields.
+    var bit: UInt8 {
+      switch self {
+      case .url: 1 << 0
+      case .path: 1 << 1
+      case .op: 1 << 2
+      case .method: 1 << 3
+      case .size: 1 << 4
+      case .sha256: 1 << 5
+      case .headers: 1 << 6
+      case .mirrors: 1 << 7
+      }
+    }
+  }
+
+  private var json: JSONLineParser
+  private let buildsURLs: Bool
+  private var fields = Fields()
+  /// The first problem with a field's value, in the order written. Once there is one, later
+  /// values are only read for their syntax.
+  private var problem: ManifestLineError?
+  /// The known fields read so far, one bit each, to find a repeated key.
+  private var seen: UInt8 = 0
+  /// Keys that name no field, for the same purpose (rare: such a line is an error anyway).
+  private var unknownKeys = JSONKeySet()
+
+  private init(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool) {
+    json = JSONLineParser(bytes)
+    self.buildsURLs = buildsURLs
+  }
+
+  /// The fields of the object that is all of `bytes` (which start with `{`), or why the line
+  /// is bad. Without `buildsURLs` (for validation), a URL that `ManifestURL.isPlain` accepts
+  /// is not built: a `url` is kept as written in `plainURL`, a mirror is left out.
+  static func scan(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool)
+    throws(ManifestLineError) -> Fields
+  {
+    var scanner = ManifestObjectScanner(bytes, buildsURLs: buildsURLs)
+    do {
+      try scanner.scanObject()
+    } catch {
+      throw ManifestLineError(
+        error.isRepeatedKey
+          ? error.reason : "invalid JSON at column \(error.column): \(error.reason)")
+    }
+    if let problem = scanner.problem { throw problem }
+    // Moved out rather than copied: a copy would retain every field, then release it again
+    // with the scanner.
+    var fields = Fields()
+    swap(&fields, &scanner.fields)
+    return fields
+  }
+
+  // MARK: - The object
+
+  private mutating func scanObject() throws(JSONLineParser.SyntaxError) {
+    json.index += 1  // {
+    json.skipWhiteSpace()
+    if !json.consumeIf(UInt8(ascii: "}")) {
+      while true {
+        try scanMember()
+        json.skipWhiteSpace()
+        if json.consumeIf(UInt8(ascii: ",")) {
+          json.skipWhiteSpace()
+          continue
+        }
+        if json.consumeIf(UInt8(ascii: "}")) { break }
+        throw json.error("expected ',' or '}' in an object, found \(json.describeCurrent())")
+      }
+    }
+    json.skipWhiteSpace()
+    if json.index < json.bytes.count {
+      throw json.error("unexpected \(json.describeCurrent()) after the JSON value")
+    }
+  }
+
+  /// Reads one `"key": value` member of the outermost object.
+  private mutating func scanMember() throws(JSONLineParser.SyntaxError) {
+    guard current == UInt8(ascii: "\"") else {
+      throw json.error("expected a string key, found \(json.describeCurrent())")
+    }
+    let keyColumn = json.index + 1
+    let field: Field?
+    var unknownKey = ""
+    if let plain = plainKey() {
+      field = Field(key: plain)
+      if field == nil { unknownKey = String(decoding: plain, as: UTF8.self) }
+    } else {
+      var key = try json.parseString()
+      field = key.withUTF8 { Field(key: $0) }
+      if field == nil { unknownKey = key }
+    }
+    let isNew: Bool
+    if let field {
+      isNew = seen & field.bit == 0
+      seen |= field.bit
+    } else {
+      isNew = unknownKeys.insert(unknownKey)
+    }
+    guard isNew else {
+      let key = field.map { "\($0.key)" } ?? unknownKey
+      throw JSONLineParser.SyntaxError(
+        column: keyColumn, reason: "repeated key \(ManifestText.quoted(key))", isRepeatedKey: true)
+    }
+    json.skipWhiteSpace()
+    guard json.consumeIf(UInt8(ascii: ":")) else {
+      throw json.error("expected ':' after a key, found \(json.describeCurrent())")
+    }
+    json.skipWhiteSpace()
+    guard let field else {
+      _ = try json.parseValue(depth: 1)
+      note("unknown field \(ManifestText.quoted(unknownKey))")
+      return
+    }
+    try scanValue(of: field)
+  }
+
+  /// A key at the reading position (its opening quote) written without escapes: its bytes,
+  /// with the reading position moved past its closing quote. `nil`, with the position left
+  /// alone, for any other key (which `parseString` then reads and checks).
+  private mutating func plainKey() -> UnsafeBufferPointer<UInt8>? {
+    let start = json.index + 1
+    var end = start
+    while end < json.bytes.count {
+      let byte = json.bytes[end]
+      if byte == UInt8(ascii: "\"") {
+        json.index = end + 1
+        return UnsafeBufferPointer(rebasing: json.bytes[start..<end])
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+      end += 1
+    }
+    return nil
+  }
+
+  // MARK: - Fields
+
+  private mutating func scanValue(of field: Field) throws(JSONLineParser.SyntaxError) {
+    switch field {
+    case .url:
+      guard let string = try string(field) else { return }
+      if !buildsURLs, ManifestURL.isPlain(string) {
+        fields.plainURL = string
+        return
+      }
+      switch ManifestURL.parse(string, field: "\"url\"") {
+      case .success(let url): fields.url = url
+      case .failure(let failure): note(failure)
+      }
+    case .path:
+      guard let string = try string(field) else { return }
+      switch ManifestPath.normalize(string) {
+      case .success(let path): fields.path = path
+      case .failure(let failure): note(failure)
+      }
+    case .op:
+      guard let string = try string(field) else { return }
+      guard let operation = ManifestEntry.Operation(rawValue: string) else {
+        return note("\"op\" must be \"download\" or \"upload\"")
+      }
+      fields.operation = operation
+    case .method:
+      guard let string = try string(field) else { return }
+      guard string == "PUT" || string == "POST" else {
+        return note("\"method\" must be \"PUT\" or \"POST\"")
+      }
+      fields.method = string
+    case .size:
+      try scanSize()
+    case .sha256:
+      guard let string = try string(field) else { return }
+      guard string.utf8.count == 64, string.utf8.allSatisfy({ $0.isHexDigit }) else {
+        return note("\"sha256\" must be 64 hex digits")
+      }
+      // Kept in lower case; most digests are written that way already.
+      fields.sha256 =
+        string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") })
+        ? string.lowercased() : string
+    case .headers:
+      try scanHeaders()
+    case .mirrors:
+      try scanMirrors()
+    }
+  }
+
+  /// A string value, or `nil` (after reading the value and noting the problem) when the value
+  /// is not a string or an earlier field already has a problem.
+  private mutating func string(_ field: Field) throws(JSONLineParser.SyntaxError) -> String? {
+    guard current == UInt8(ascii: "\"") else {
+      let value = try json.parseValue(depth: 1)
+      note("\"\(field.key)\" must be a string, not \(value.kindName)")
+      return nil
+    }
+    let string = try json.parseString()
+    return problem == nil ? string : nil
+  }
+
+  private mutating func scanSize() throws(JSONLineParser.SyntaxError) {
+    guard let first = current, first == UInt8(ascii: "-") || Self.isDigit(first) else {
+      let value = try json.parseValue(depth: 1)
+      return note("\"size\" must be a number, not \(value.kindName)")
+    }
+    let span = try json.scanNumber()
+    guard problem == nil else { return }
+    switch JSONNumber.wholeNumber(of: UnsafeBufferPointer(rebasing: json.bytes[span])) {
+    case .value(let whole): fields.size = whole
+    case .negative: note("\"size\" must not be negative")
+    case .notWhole: note("\"size\" must be a whole number of bytes")
+    case .tooLarge: note("\"size\" is too large (at most 2^63-1)")
+    }
+  }
+
+  /// Reads `headers`: an object whose keys are header names, each value a string.
+  private mutating func scanHeaders() throws(JSONLineParser.SyntaxError) {
+    guard current == UInt8(ascii: "{") else {
+      let value = try json.parseValue(depth: 1)
+      return note("\"headers\" must be an object, not \(value.kindName)")
+    }
+    json.index += 1  // {
+    var names = JSONKeySet()
+    json.skipWhiteSpace()
+    if json.consumeIf(UInt8(ascii: "}")) { return }
+    while true {
+      guard current == UInt8(ascii: "\"") else {
+        throw json.error("expected a string key, found \(json.describeCurrent())")
+      }
+      let nameColumn = json.index + 1
+      let name = try json.parseString()
+      guard names.insert(name) else {
+        throw JSONLineParser.SyntaxError(
+          column: nameColumn, reason: "repeated key \(ManifestText.quoted(name))",
+          isRepeatedKey: true)
+      }
+      json.skipWhiteSpace()
+      guard json.consumeIf(UInt8(ascii: ":")) else {
+        throw json.error("expected ':' after a key, found \(json.describeCurrent())")
+      }
+      json.skipWhiteSpace()
+      if current == UInt8(ascii: "\"") {
+        let value = try json.parseString()
+        if problem == nil {
+          let header = HTTPField(name, value)
+          if let reason = header.userHeaderProblem {
+            note(reason)
+          } else {
+            fields.headers.append(header)
+          }
+        }
+      } else {
+        let value = try json.parseValue(depth: 2)
+        note("header \(ManifestText.quoted(name)) must be a string, not \(value.kindName)")
+      }
+      json.skipWhiteSpace()
+      if json.consumeIf(UInt8(ascii: ",")) {
+        json.skipWhiteSpace()
+        continue
+      }
+      if json.consumeIf(UInt8(ascii: "}")) { return }
+      throw json.error("expected ',' or '}' in an object, found \(json.describeCurrent())")
+    }
+  }
+
+  /// Reads `mirrors`: an array of URL strings.
+  private mutating func scanMirrors() throws(JSONLineParser.SyntaxError) {
+    guard current == UInt8(ascii: "[") else {
+      let value = try json.parseValue(depth: 1)
+      return note("\"mirrors\" must be an array, not \(value.kindName)")
+    }
+    json.index += 1  // [
+    json.skipWhiteSpace()
+    if json.consumeIf(UInt8(ascii: "]")) { return }
+    var number = 0
+    while true {
+      number += 1
+      if current == UInt8(ascii: "\"") {
+        let string = try json.parseString()
+        if problem == nil, buildsURLs || !ManifestURL.isPlain(string) {
+          switch ManifestURL.parse(string, field: "\"mirrors\" item \(number)") {
+          case .success(let url): fields.mirrors.append(url)
+          case .failure(let failure): note(failure)
+          }
+        }
+      } else {
+        let value = try json.parseValue(depth: 2)
+        note("\"mirrors\" item \(number) must be a string, not \(value.kindName)")
+      }
+      json.skipWhiteSpace()
+      if json.consumeIf(UInt8(ascii: ",")) {
+        json.skipWhiteSpace()
+        continue
+      }
+      if json.consumeIf(UInt8(ascii: "]")) { return }
+      throw json.error("expected ',' or ']' in an array, found \(json.describeCurrent())")
+    }
+  }
+
+  // MARK: - Helpers
+
+  /// The byte at the reading position, `nil` at the end of the line.
+  private var current: UInt8? {
+    json.index < json.bytes.count ? json.bytes[json.index] : nil
+  }
+
+  /// Keeps `reason` unless an earlier field already has a problem.
+  private mutating func note(_ reason: String) {
+    note(ManifestLineError(reason))
+  }
+
+  private mutating func note(_ error: ManifestLineError) {
+    if problem == nil { problem = error }
+  }
+
+  private static func isDigit(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+  }
+}
+
+extension UInt8 {
+  fileprivate var isHexDigit: Bool {
+    (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9"))
+      || (self | 0x20 >= UInt8(ascii: "a") && self | 0x20 <= UInt8(ascii: "f"))
+  }
+}
