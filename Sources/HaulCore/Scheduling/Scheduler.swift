@@ -82,19 +82,19 @@ public actor Scheduler {
       do throws(TransferError) {
         directory = try OutputDirectory(path: options.outputDirectory)
       } catch {
-        for entry in entries {
-          await self.complete(.init(outcome: Self.outcome(entry, error: error)), events)
-        }
+        var unrun = EndingBatch(scheduler: self, events: events)
+        for entry in entries { await unrun.add(.init(outcome: Self.outcome(entry, error: error))) }
+        await unrun.flush()
         return
       }
       let runner = EntryRunner(scheduler: self, directory: directory, events: events)
       var iterator = entries.makeIterator()
+      var unrun = EndingBatch(scheduler: self, events: events)
       await withTaskGroup(of: Void.self) { group in
         var live = 0
         while let entry = iterator.next() {
           if self.cancelFlag.load(ordering: .relaxed) {
-            let outcome = Self.outcome(entry, error: Self.cancelledError)
-            await self.complete(.init(outcome: outcome), events)
+            await unrun.add(.init(outcome: Self.outcome(entry, error: Self.cancelledError)))
             continue
           }
           if live >= window {
@@ -108,6 +108,7 @@ public actor Scheduler {
           live += 1
         }
       }
+      await unrun.flush()
     }
     runTask = task
     if cancelled { task.cancel() }
@@ -135,6 +136,31 @@ public actor Scheduler {
       line: entry.line, text: entry.text, url: Exchange.redacted(entry.url), path: entry.path,
       operation: entry.operation, status: .failed, bytes: 0, attempts: 0, seconds: 0,
       sha256: nil, error: error)
+  }
+
+  /// Records entries that never ran, a batch per hop onto the actor: after a cancel, the rest
+  /// of a million-line manifest is recorded in seconds, within the CLI's exit deadline.
+  private struct EndingBatch {
+    let scheduler: Scheduler
+    let events: SerializedEventHandler
+    var endings: [EntryRunner.Ending] = []
+
+    mutating func add(_ ending: EntryRunner.Ending) async {
+      endings.append(ending)
+      if endings.count >= 1024 { await flush() }
+    }
+
+    mutating func flush() async {
+      guard !endings.isEmpty else { return }
+      await scheduler.complete(endings, events)
+      endings.removeAll(keepingCapacity: true)
+    }
+  }
+
+  private func complete(
+    _ endings: [EntryRunner.Ending], _ events: SerializedEventHandler
+  ) {
+    for ending in endings { complete(ending, events) }
   }
 
   /// Records an entry's end in one step: its outcome, its bytes toward the progress
