@@ -81,6 +81,9 @@ struct ReportingJSONTests {
     ("bell\u{07} nul\u{00} del\u{7F}", #""bell\u0007 nul\u0000 del\u007f""#),
     ("ünïcødé ✓ 日本", #""ünïcødé ✓ 日本""#),
     ("sep\u{2028}", #""sep\u2028""#),
+    ("para\u{2029}end", #""para\u2029end""#),
+    ("arrows \u{2192}\u{2014} and \u{20AC}", "\"arrows \u{2192}\u{2014} and \u{20AC}\""),
+    ("\u{1F}\u{2028}\"", #""\u001f\u2028\"""#),
   ])
   func strings_are_escaped_as_json_asks(input: String, expected: String) throws {
     #expect(JSONObject.quoted(input) == expected)
@@ -103,6 +106,8 @@ struct ReportingJSONTests {
     ("https://example.com/a@b", "https://example.com/a@b"),
     ("https://a:b@c@example.com", "https://example.com"),
     ("not a url", "not a url"),
+    ("http::/x://u:p@host/p", "http::/x://host/p"),
+    ("https://host#frag@x", "https://host#frag@x"),
   ])
   func urls_lose_their_userinfo(input: String, expected: String) {
     #expect(RedactedURL.string(input) == expected)

@@ -44,32 +44,51 @@ struct JSONObject {
   var json: String { text + "}" }
 
   /// `value` as a JSON string literal, quotes included.
+  ///
+  /// Works on the UTF-8 bytes: a string with nothing to escape (the common case: paths and
+  /// URLs) is copied whole between its quotes; otherwise only the bytes that need it are
+  /// escaped (`"`, `\\`, control characters, DEL, and U+2028/U+2029, which some JavaScript
+  /// readers take for line ends).
   static func quoted(_ value: String) -> String {
-    var out = "\""
-    out.unicodeScalars.reserveCapacity(value.utf8.count + 2)
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case "\u{08}": out += "\\b"
-      case "\u{0C}": out += "\\f"
-      case "\u{2028}": out += "\\u2028"
-      case "\u{2029}": out += "\\u2029"
+    let bytes = value.utf8
+    guard bytes.contains(where: needsCare) else { return "\"" + value + "\"" }
+    let input = Array(bytes)
+    var out: [UInt8] = [UInt8(ascii: "\"")]
+    out.reserveCapacity(input.count + 16)
+    var index = 0
+    while index < input.count {
+      let byte = input[index]
+      index += 1
+      switch byte {
+      case UInt8(ascii: "\""): out += Array("\\\"".utf8)
+      case UInt8(ascii: "\\"): out += Array("\\\\".utf8)
+      case UInt8(ascii: "\n"): out += Array("\\n".utf8)
+      case UInt8(ascii: "\r"): out += Array("\\r".utf8)
+      case UInt8(ascii: "\t"): out += Array("\\t".utf8)
+      case 0x08: out += Array("\\b".utf8)
+      case 0x0C: out += Array("\\f".utf8)
+      case 0xE2
+      where index + 1 < input.count && input[index] == 0x80
+        && (input[index + 1] == 0xA8 || input[index + 1] == 0xA9):
+        // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+        out += Array((input[index + 1] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+        index += 2
+      case 0x00..<0x20, 0x7F:
+        out += Array("\\u00".utf8)
+        out.append(hexDigit(byte >> 4))
+        out.append(hexDigit(byte & 0xF))
       default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-          out += "\\u00"
-          out += hexDigit(scalar.value >> 4)
-          out += hexDigit(scalar.value & 0xF)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
+        out.append(byte)
       }
     }
-    out += "\""
-    return out
+    out.append(UInt8(ascii: "\""))
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Whether `byte` may need escaping (or starts a sequence that may).
+  private static func needsCare(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+      || byte == 0xE2
   }
 
   /// `value` rounded to milliseconds, as a JSON number.
@@ -93,7 +112,7 @@ struct JSONObject {
     return String(Int64(value.rounded()))
   }
 
-  private static func hexDigit(_ value: UInt32) -> String {
-    String(UnicodeScalar(UInt8(value < 10 ? 48 + value : 87 + value)))
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? 48 + value : 87 + value
   }
 }

@@ -34,6 +34,12 @@ struct OutputFile {
     guard OutputFile.writeAll(descriptor, bytes) else { throw abandon() }
   }
 
+  /// Appends `bytes`.
+  func write(_ bytes: [UInt8]) throws(ReportFileError) {
+    let ok = bytes.withUnsafeBytes { OutputFile.writeAll(descriptor, $0) }
+    guard ok else { throw abandon() }
+  }
+
   /// Closes the file and puts it in place.
   func commit() throws(ReportFileError) {
     guard close(descriptor) == 0 else {

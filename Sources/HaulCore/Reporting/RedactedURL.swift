@@ -5,13 +5,33 @@
 public enum RedactedURL {
   /// `url` with any `user[:password]@` removed from its authority.
   public static func string(_ url: String) -> String {
-    guard let schemeEnd = url.range(of: "://") else { return url }
-    let authorityStart = schemeEnd.upperBound
-    let rest = url[authorityStart...]
-    let authorityEnd =
-      rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
-    let authority = url[authorityStart..<authorityEnd]
-    guard let at = authority.lastIndex(of: "@") else { return url }
-    return String(url[..<authorityStart]) + String(url[url.index(after: at)...])
+    let bytes = url.utf8
+    var authorityStart: String.Index?
+    var index = bytes.startIndex
+    var matched = 0
+    // Find the first "://" (the scheme's end), then an "@" before the authority ends.
+    while index < bytes.endIndex {
+      let byte = bytes[index]
+      index = bytes.index(after: index)
+      let expected: UInt8 = matched == 0 ? UInt8(ascii: ":") : UInt8(ascii: "/")
+      matched = byte == expected ? matched + 1 : (byte == UInt8(ascii: ":") ? 1 : 0)
+      if matched == 3 {
+        authorityStart = index
+        break
+      }
+    }
+    guard let start = authorityStart else { return url }
+    var at: String.Index?
+    index = start
+    while index < bytes.endIndex {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+        break
+      }
+      if byte == UInt8(ascii: "@") { at = index }
+      index = bytes.index(after: index)
+    }
+    guard let at else { return url }
+    return String(url[..<start]) + String(url[bytes.index(after: at)...])
   }
 }

@@ -21,6 +21,8 @@ public final class ReportWriter: @unchecked Sendable {
   public let path: String
   private var spool: Int32
   private var count = 0
+  /// Entries not yet written to the spool.
+  private var pending: [UInt8] = []
 
   /// Prepares to write the report at `path`; fails when its directory is not writable.
   public init(path: String) throws(ReportFileError) {
@@ -37,17 +39,25 @@ public final class ReportWriter: @unchecked Sendable {
     if spool >= 0 { close(spool) }
   }
 
-  /// Appends one finished entry.
+  /// Appends one finished entry. Entries are gathered and written to the spool 256 KiB at a
+  /// time, not one system call each.
   public func add(_ outcome: EntryOutcome) throws(ReportFileError) {
-    let separator = count == 0 ? "\n" : ",\n"
+    pending.append(contentsOf: (count == 0 ? "\n" : ",\n").utf8)
+    pending.append(contentsOf: ReportJSON.transfer(outcome).utf8)
     count += 1
-    var text = separator + ReportJSON.transfer(outcome)
-    let ok = text.withUTF8 { OutputFile.writeAll(spool, UnsafeRawBufferPointer($0)) }
+    if pending.count >= 256 << 10 { try flush() }
+  }
+
+  /// Writes the gathered entries to the spool.
+  private func flush() throws(ReportFileError) {
+    let ok = pending.withUnsafeBytes { OutputFile.writeAll(spool, $0) }
+    pending.removeAll(keepingCapacity: true)
     guard ok else { throw .fromErrno(path) }
   }
 
   /// Writes the complete report with `summary` and puts it in place. Call once, at the end.
   public func finish(summary: RunSummary) throws(ReportFileError) {
+    try flush()
     let file = try OutputFile(path: path)
     try file.write("{\"summary\":" + ReportJSON.summary(summary) + ",\n\"transfers\":[")
     guard lseek(spool, 0, SEEK_SET) == 0 else { throw .fromErrno(path) }
