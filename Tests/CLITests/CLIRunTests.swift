@@ -272,6 +272,39 @@ struct CLIRunTests {
     }
   }
 
+  /// After a signal every entry that never started is recorded too, quickly: the report and
+  /// `--failed` of a long manifest must be complete before the exit deadline.
+  @Test func a_signal_records_every_unstarted_entry_of_a_long_manifest() async throws {
+    defer { cleanUp() }
+    let slow = server.dataURL("slow", size: 1_000_000, seed: 21, options: ["drip": "100000"])
+    let waiting = 50_000
+    var lines = try [manifestLine(["url": slow.absoluteString, "path": "slow.bin"])]
+    let pending = server.dataURL("never", size: 10, seed: 22).absoluteString
+    for index in 0..<waiting {
+      lines.append("{\"url\":\"\(pending)\",\"path\":\"wait/\(index).bin\"}")
+    }
+    try writeManifest(lines, in: directory)
+    let running = try HaulBinary.start(
+      [
+        "run", "manifest.jsonl", "-o", "out", "-j", "1", "--report", "report.json", "--failed",
+        "failed.txt", "-q",
+      ], in: directory)
+    let partial = directory.file("out/slow.bin.haul-partial")
+    for _ in 0..<300 where !FileManager.default.fileExists(atPath: partial) {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    running.send(SIGINT)
+    let result = try await running.finish(timeout: 30)
+    #expect(result.status == 130, "\(result.stderr)")
+    let report = try jsonFile(directory.file("report.json"))
+    let transfers = try #require(report["transfers"] as? [[String: Any]])
+    #expect(transfers.count == waiting + 1)
+    #expect(transfers.allSatisfy { code($0) == "cancelled" })
+    #expect(
+      try String(contentsOfFile: directory.file("failed.txt"), encoding: .utf8)
+        == lines.map { $0 + "\n" }.joined())
+  }
+
   private func code(_ transfer: [String: Any]?) -> String? {
     (transfer?["error"] as? [String: Any])?["code"] as? String
   }
