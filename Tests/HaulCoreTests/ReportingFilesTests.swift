@@ -1,6 +1,7 @@
 import Foundation
-import HaulCore
 import Testing
+
+@testable import HaulCore
 
 @Suite("Report and --failed files")
 final class ReportingFilesTests {
@@ -51,7 +52,7 @@ final class ReportingFilesTests {
   }
 
   @Test func failed_file_holds_failed_lines_verbatim_in_manifest_order() throws {
-    var failed = FailedEntries()
+    let failed = FailedEntries(spoolDirectory: directory)
     for (line, status) in [(9, EntryOutcome.Status.failed), (2, .ok), (4, .failed), (1, .skipped)] {
       var outcome = sampleOutcome
       outcome.line = line
@@ -64,6 +65,32 @@ final class ReportingFilesTests {
     #expect(
       try String(contentsOfFile: path, encoding: .utf8)
         == "  {\"url\": \"https://example.com/4\"}  \n  {\"url\": \"https://example.com/9\"}  \n")
+  }
+
+  @Test func failed_lines_past_the_memory_limit_go_to_a_spool_and_come_back_in_order() throws {
+    let failed = FailedEntries(spoolDirectory: directory)
+    let text = { (line: Int) in
+      "{\"url\": \"https://example.com/\(line)\", \"pad\": \"\(line % 7)\"}"
+    }
+    let count = 3 * FailedEntries.memoryLimit / 40
+    // Completion order is nearly manifest order: entries in flight overtake one another
+    // (blocks of 64 finish in reverse), and a few long transfers finish last.
+    let stragglers = [2, 500, 40_000]
+    let blocks = stride(from: 1, through: count, by: 64).flatMap { start in
+      (start..<min(start + 64, count + 1)).reversed().filter { !stragglers.contains($0) }
+    }
+    let order = blocks + stragglers
+    for line in order { failed.add(line: line, text: text(line)) }
+    #expect(failed.count == count)
+    // The spool is unlinked at once: nothing is left in the folder but what the test made.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy {
+        !$0.hasPrefix(".haul-failed")
+      })
+    let path = directory + "/failed.txt"
+    try failed.write(to: path)
+    let written = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(written == (1...count).map { text($0) + "\n" }.joined())
   }
 
   @Test func failed_file_is_written_empty_when_nothing_failed() throws {

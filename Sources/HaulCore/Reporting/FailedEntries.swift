@@ -7,66 +7,145 @@
 /// The `--failed` file: the manifest lines of the failed entries, verbatim, in manifest order,
 /// so that `haul run FILE` retries just those.
 ///
-/// The lines arrive in completion order; their bytes go into one growing buffer with a
-/// small index (line, start, end), sorted only when written. After a cancel every unfinished
-/// entry of a million-line manifest lands here, so an entry costs no `String` of its own and
-/// the file is written in 1 MiB pieces, not a system call per line.
-public struct FailedEntries: Sendable {
-  private struct Record: Sendable {
+/// The lines arrive in completion order. Their bytes are gathered in memory and, past 1 MiB,
+/// moved to an anonymous spool file (created in `spoolDirectory` and unlinked at once), so a
+/// million failures (every entry, after a cancel) cost 24 bytes each in memory, not their
+/// text. `write(to:)` sorts the small index by line and copies the lines out of the spool
+/// in 1 MiB pieces. When the spool cannot be created or written, the lines simply
+/// stay in memory: nothing is lost.
+///
+/// Not thread-safe: one owner at a time (the CLI's event consumer, under its lock).
+public final class FailedEntries: @unchecked Sendable {
+  private struct Record {
     var line: Int
-    var start: Int
-    var end: Int
+    /// Where the line's bytes start: in the spool below `spooled`, else in `pending`.
+    var offset: Int
+    var length: Int
   }
-  private var bytes: [UInt8] = []
   private var records: [Record] = []
+  private var pending: [UInt8] = []
+  private let spoolDirectory: String
+  private var spool: Int32 = -1
+  /// Bytes in the spool file.
+  private var spooled = 0
+  /// Set when the spool failed; from then on every line stays in `pending`.
+  private var spoolFailed = false
+  /// The most bytes kept in memory before they move to the spool.
+  static let memoryLimit = 1 << 20
 
-  public init() {}
+  /// `spoolDirectory`: where lines past the memory limit go (the `--failed` file's own
+  /// directory, whose file system is about to receive them anyway).
+  public init(spoolDirectory: String = ".") {
+    self.spoolDirectory = spoolDirectory
+  }
+
+  /// Spools beside the `--failed` file at `path`, in its directory.
+  public convenience init(spoolingBeside path: String) {
+    self.init(spoolDirectory: ReportWriter.directory(of: path))
+  }
+
+  deinit {
+    if spool >= 0 { close(spool) }
+  }
 
   /// The number of failed entries recorded.
   public var count: Int { records.count }
 
   /// Records `outcome` if it failed.
-  public mutating func add(_ outcome: EntryOutcome) {
+  public func add(_ outcome: EntryOutcome) {
     guard outcome.status == .failed else { return }
     add(line: outcome.line, text: outcome.text)
   }
 
   /// Records the manifest line `line` whose text is `text`.
-  public mutating func add(line: Int, text: String) {
-    let start = bytes.count
-    bytes.append(contentsOf: text.utf8)
-    records.append(Record(line: line, start: start, end: bytes.count))
+  public func add(line: Int, text: String) {
+    let offset = spooled + pending.count
+    pending.append(contentsOf: text.utf8)
+    records.append(Record(line: line, offset: offset, length: pending.count + spooled - offset))
+    if pending.count >= Self.memoryLimit && !spoolFailed { spill() }
   }
 
-  /// The file's content: one line per failed entry, in manifest order; empty when none.
-  public var text: String {
-    var out: [UInt8] = []
-    forEachPiece(limit: .max) { out.append(contentsOf: $0) }
-    return String(decoding: out, as: UTF8.self)
+  /// Moves `pending` to the end of the spool.
+  private func spill() {
+    if spool < 0 {
+      var template = Array((spoolDirectory + "/.haul-failed-XXXXXX").utf8CString)
+      let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+      guard fd >= 0 else {
+        spoolFailed = true
+        return
+      }
+      template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+      spool = fd
+    }
+    guard pending.withUnsafeBytes({ OutputFile.writeAll(spool, $0) }) else {
+      // The spool may now end in part of `pending`; `spooled` still marks what is valid.
+      spoolFailed = true
+      return
+    }
+    spooled += pending.count
+    pending.removeAll(keepingCapacity: true)
   }
 
   /// Writes the file at `path` (always, empty when nothing failed), replacing it atomically.
   public func write(to path: String) throws(ReportFileError) {
     let file = try OutputFile(path: path)
-    try forEachPiece(limit: 1 << 20) { (piece) throws(ReportFileError) in try file.write(piece) }
-    try file.commit()
-  }
-
-  /// Hands the file's bytes to `body` in manifest order, in pieces of about `limit` bytes.
-  private func forEachPiece<Failure: Error>(
-    limit: Int, _ body: ([UInt8]) throws(Failure) -> Void
-  ) throws(Failure) {
+    var window = SpoolWindow(spool: spool)
     var piece: [UInt8] = []
-    piece.reserveCapacity(min(limit, bytes.count + records.count))
+    piece.reserveCapacity(Self.memoryLimit + 4096)
     for record in records.sorted(by: { $0.line < $1.line }) {
-      piece.append(contentsOf: bytes[record.start..<record.end])
+      if record.offset < spooled {
+        guard window.append(record.offset, record.length, to: &piece) else {
+          throw .fromErrno(path)
+        }
+      } else {
+        let start = record.offset - spooled
+        piece.append(contentsOf: pending[start..<start + record.length])
+      }
       piece.append(UInt8(ascii: "\n"))
-      if piece.count >= limit {
-        try body(piece)
+      if piece.count >= Self.memoryLimit {
+        try file.write(piece)
         piece.removeAll(keepingCapacity: true)
       }
     }
-    if !piece.isEmpty { try body(piece) }
+    if !piece.isEmpty { try file.write(piece) }
+    try file.commit()
+  }
+
+  /// Reads the spool back 64 KiB at a time: lines finish nearly in manifest order (at most
+  /// the entries in flight overtake one another), so the sorted lines mostly come from the
+  /// window already read, a line that finished late costs one extra read, and memory stays
+  /// at one window.
+  private struct SpoolWindow {
+    let spool: Int32
+    var bytes: [UInt8] = []
+    var start = 0
+
+    /// Appends the spool's bytes `offset..<offset + length` to `out`; `false` on a read error.
+    mutating func append(_ offset: Int, _ length: Int, to out: inout [UInt8]) -> Bool {
+      if offset < start || offset + length > start + bytes.count {
+        guard load(from: offset, atLeast: length) else { return false }
+      }
+      out.append(contentsOf: bytes[(offset - start)..<(offset - start + length)])
+      return true
+    }
+
+    private mutating func load(from offset: Int, atLeast length: Int) -> Bool {
+      let size = max(64 << 10, length)
+      bytes = [UInt8](repeating: 0, count: size)
+      start = offset
+      var got = 0
+      while got < size {
+        let count = bytes.withUnsafeMutableBytes {
+          pread(spool, $0.baseAddress! + got, size - got, off_t(offset + got))
+        }
+        if count < 0 && errno == EINTR { continue }
+        if count < 0 { return false }
+        if count == 0 { break }
+        got += count
+      }
+      bytes.removeSubrange(got...)
+      return got >= length
+    }
   }
 
   /// Whether a file at `path` could be created: its directory exists and is writable.

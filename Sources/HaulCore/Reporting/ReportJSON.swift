@@ -10,6 +10,13 @@ public enum ReportJSON {
     return object.json
   }
 
+  /// One element of the report's `transfers` array, its UTF-8 bytes appended to `out`.
+  public static func appendTransfer(_ outcome: EntryOutcome, to out: inout [UInt8]) {
+    var object = JSONObject()
+    addTransferFields(outcome, to: &object)
+    object.appendJSON(to: &out)
+  }
+
   /// The report's `summary` object.
   public static func summary(_ summary: RunSummary) -> String {
     var object = JSONObject()

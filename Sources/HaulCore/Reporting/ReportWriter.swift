@@ -43,7 +43,7 @@ public final class ReportWriter: @unchecked Sendable {
   /// time, not one system call each.
   public func add(_ outcome: EntryOutcome) throws(ReportFileError) {
     pending.append(contentsOf: (count == 0 ? "\n" : ",\n").utf8)
-    pending.append(contentsOf: ReportJSON.transfer(outcome).utf8)
+    ReportJSON.appendTransfer(outcome, to: &pending)
     count += 1
     if pending.count >= 256 << 10 { try flush() }
   }

@@ -97,7 +97,7 @@ struct RunCommand {
     }
     if let path = options.failed {
       do throws(ReportFileError) {
-        try consumer.failures.write(to: path)
+        try consumer.failures?.write(to: path)
       } catch {
         Console.error("haul: cannot write --failed: \(error)\n")
         outputsWritten = false
@@ -119,7 +119,8 @@ struct EventConsumer {
   let report: ReportWriter?
   let display: any ProgressDisplay
   var events = EventLines()
-  var failures = FailedEntries()
+  /// The `--failed` lines, gathered only when the option is given.
+  let failures: FailedEntries?
   var tally = RunTally()
   var summary: RunSummary?
   /// The first error writing the report's spool; the report is then not written.
@@ -131,6 +132,7 @@ struct EventConsumer {
     self.options = options
     self.report = report
     self.display = display
+    failures = options.failed.map { FailedEntries(spoolingBeside: $0) }
   }
 
   mutating func consume(_ event: TransferEvent) {
@@ -144,7 +146,7 @@ struct EventConsumer {
     switch event {
     case .finished(let outcome):
       tally.add(outcome)
-      failures.add(outcome)
+      failures?.add(outcome)
       if let report, reportError == nil {
         do throws(ReportFileError) {
           try report.add(outcome)

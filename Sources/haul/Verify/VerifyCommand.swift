@@ -28,7 +28,7 @@ struct VerifyCommand {
     var good = 0
     var bad = 0
     var uploads = 0
-    var failures = FailedEntries()
+    let failures = failed.map { FailedEntries(spoolingBeside: $0) }
     for entry in input.manifest(output: output).entries() {
       guard entry.operation == .download else {
         uploads += 1
@@ -37,7 +37,7 @@ struct VerifyCommand {
       let path = output == "." ? entry.path : output + "/" + entry.path
       if let problem = FileCheck.check(path: path, size: entry.size, sha256: entry.sha256) {
         bad += 1
-        failures.add(line: entry.line, text: entry.text)
+        failures?.add(line: entry.line, text: entry.text)
         Console.error("\(entry.path): \(problem)\n")
       } else {
         good += 1
@@ -45,7 +45,7 @@ struct VerifyCommand {
     }
 
     var outputsWritten = true
-    if let failed {
+    if let failed, let failures {
       do throws(ReportFileError) {
         try failures.write(to: failed)
       } catch {
