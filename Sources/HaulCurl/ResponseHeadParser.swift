@@ -28,6 +28,12 @@ struct ResponseHeadParser {
 
   init(maxBytes: Int) {
     self.maxBytes = maxBytes
+    fields.reserveCapacity(16)
+  }
+
+  /// `bytes` as text, through the contiguous-buffer path of `String(decoding:)`.
+  private static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+    String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
   }
 
   mutating func consume(_ line: UnsafeRawBufferPointer) -> Step {
@@ -46,14 +52,14 @@ struct ResponseHeadParser {
     if let first = content.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
       // An obsolete folded continuation of the previous field's value.
       if !fields.isEmpty {
-        let more = String(decoding: Self.trimmed(content), as: UTF8.self)
+        let more = Self.text(Self.trimmed(content))
         fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? more : " " + more
       }
       return .needMore
     }
     guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
-    let name = String(decoding: Self.trimmed(content[..<colon]), as: UTF8.self)
-    let value = String(decoding: Self.trimmed(content[(colon + 1)...]), as: UTF8.self)
+    let name = Self.text(Self.trimmed(content[..<colon]))
+    let value = Self.text(Self.trimmed(content[(colon + 1)...]))
     fields.append(HTTPField(name, value))
     return .needMore
   }

@@ -17,12 +17,12 @@ public enum Exchange {
   ) async throws(TransferError) -> TransferResponse {
     let policy = RedirectPolicy(maxRedirects: maxRedirects)
     let (originalURL, ownHeaders) = separateCredentials(request.url, headers: request.headers)
-    let origin = Origin(originalURL)
     var hop = request
     hop.url = originalURL
     var hops = 0
     while true {
-      hop.headers = hops == 0 || Origin(hop.url) == origin ? ownHeaders : []
+      // The first hop is the original URL; only a redirect needs the origins compared.
+      hop.headers = hops == 0 || Origin(hop.url) == Origin(originalURL) ? ownHeaders : []
       let response = try await transport.perform(hop, sink: sink)
       switch policy.decide(
         head: response.head, current: hop.url, method: hop.method, isUpload: hop.body != nil,
