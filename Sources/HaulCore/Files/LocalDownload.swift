@@ -116,8 +116,11 @@ public final class LocalDownload: @unchecked Sendable {
   /// `truncate`. Refuses a symlink or anything but a regular file in its place.
   public func openPartial(truncate: Bool) throws(TransferError) -> Int32 {
     let flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0)
-    let fd = openat(parent, partialName, flags, 0o666)
-    guard fd >= 0 else { throw FileErrors.error(errno, "cannot open partial file of \(path)") }
+    let (fd, code) = DirectoryEntryLock.withLock {
+      let fd = openat(parent, partialName, flags, 0o666)
+      return (fd, errno)
+    }
+    guard fd >= 0 else { throw FileErrors.error(code, "cannot open partial file of \(path)") }
     var info = stat()
     guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       close(fd)
@@ -131,9 +134,10 @@ public final class LocalDownload: @unchecked Sendable {
   public func finish(partial fd: Int32) throws(TransferError) {
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
     try stateFile.withLock { file throws(TransferError) in
-      guard renameat(parent, partialName, parent, leaf) == 0 else {
-        throw FileErrors.error(errno, "cannot move \(path) into place")
+      let (renamed, code) = DirectoryEntryLock.withLock {
+        (renameat(parent, partialName, parent, leaf), errno)
       }
+      guard renamed == 0 else { throw FileErrors.error(code, "cannot move \(path) into place") }
       file.finished = true
       if file.mayExist { unlinkat(parent, stateName, 0) }
     }
