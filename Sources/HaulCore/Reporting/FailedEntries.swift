@@ -68,14 +68,11 @@ public final class FailedEntries: @unchecked Sendable {
   /// Moves `pending` to the end of the spool.
   private func spill() {
     if spool < 0 {
-      var template = Array((spoolDirectory + "/.haul-failed-XXXXXX").utf8CString)
-      let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-      guard fd >= 0 else {
+      spool = SpoolFile.create(in: spoolDirectory, name: "failed")
+      guard spool >= 0 else {
         spoolFailed = true
         return
       }
-      template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-      spool = fd
     }
     guard pending.withUnsafeBytes({ OutputFile.writeAll(spool, $0) }) else {
       // The spool may now end in part of `pending`; `spooled` still marks what is valid.

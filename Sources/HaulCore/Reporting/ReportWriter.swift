@@ -27,11 +27,8 @@ public final class ReportWriter: @unchecked Sendable {
   /// Prepares to write the report at `path`; fails when its directory is not writable.
   public init(path: String) throws(ReportFileError) {
     self.path = path
-    let directory = ReportWriter.directory(of: path)
-    var template = Array((directory + "/.haul-report-XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    let fd = SpoolFile.create(in: ReportWriter.directory(of: path), name: "report")
     guard fd >= 0 else { throw .fromErrno(path) }
-    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
     self.spool = fd
   }
 
