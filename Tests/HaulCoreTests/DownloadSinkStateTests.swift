@@ -55,6 +55,36 @@ struct DownloadSinkStateTests {
     #expect(!stateExists, "finishing removes the state")
   }
 
+  @Test func a_body_in_small_chunks_reaches_the_file_in_large_writes() throws {
+    defer { folder.remove() }
+    let chunk = 4096
+    let count = 2 * DownloadSink.writeSize / chunk + 3
+    let body = TestContent.bytes(seed: 5, count: chunk * count)
+    let fd = try local.openPartial(truncate: true)
+    defer { close(fd) }
+    let sink = DownloadSink(
+      fd: fd, local: local, hasher: nil, requested: nil, expectedSize: nil,
+      state: ResumeState(url: "http://h/f.bin", sha256: nil, size: nil, validator: nil, total: nil),
+      progress: ProgressCounter())
+    #expect(try sink.receive(head: ResponseHead(status: 200)))
+    func onDisk() -> Int {
+      var info = stat()
+      fstat(fd, &info)
+      return Int(info.st_size)
+    }
+    var sizes: Set<Int> = []
+    for index in 0..<count {
+      try body[(index * chunk)..<((index + 1) * chunk)].withUnsafeBytes {
+        try sink.receive(body: $0)
+      }
+      sizes.insert(onDisk())
+    }
+    #expect(sizes == [0, DownloadSink.writeSize, 2 * DownloadSink.writeSize])
+    try sink.flush()
+    #expect(onDisk() == body.count)
+    #expect(FileManager.default.contents(atPath: folder.file("f.bin.haul-partial")) == Data(body))
+  }
+
   @Test func finishing_removes_a_state_left_by_an_earlier_run() throws {
     defer { folder.remove() }
     try local.writeState(

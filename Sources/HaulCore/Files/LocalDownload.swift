@@ -129,6 +129,32 @@ public final class LocalDownload: @unchecked Sendable {
     return fd
   }
 
+  /// Opens the partial file for reading and writing, creating it when there is none, and
+  /// returns it with the number of bytes it already held (0 for a new file).
+  ///
+  /// A new file is created with `O_EXCL`, which guarantees a regular file of haul's own: the
+  /// common case (nothing to resume) costs one `openat` and no look at the file or its resume
+  /// state. An existing one is opened without following a symlink and refused unless it is a
+  /// regular file.
+  public func openOrCreatePartial() throws(TransferError) -> (fd: Int32, existing: Int64) {
+    let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+    let (created, code) = DirectoryEntryLock.withLock {
+      let fd = openat(parent, partialName, flags, 0o666)
+      return (fd, errno)
+    }
+    if created >= 0 { return (created, 0) }
+    guard code == EEXIST else {
+      throw FileErrors.error(code, "cannot open partial file of \(path)")
+    }
+    let fd = try openPartial(truncate: false)
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      close(fd)
+      throw FileErrors.error(errno, "cannot open partial file of \(path)")
+    }
+    return (fd, Int64(info.st_size))
+  }
+
   /// Moves the finished partial file into place and drops its state. With `durable`, the
   /// data is fsync'ed before the rename and the folder after it.
   public func finish(partial fd: Int32) throws(TransferError) {

@@ -250,18 +250,22 @@ struct EntryRunner: Sendable {
       url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
       validator: nil, total: nil)
     var resumeFrom: Int64 = 0
-    if !fresh, let saved = local.readState(), saved.belongs(to: entry), saved.segments == nil,
-      let validator = saved.validator, let partial = local.partial(), partial.isRegularFile,
-      partial.size > 0, partial.size <= (saved.total ?? Int64.max),
-      partial.size <= (entry.size ?? Int64.max)
-    {
-      resumeFrom = partial.size
-      state.validator = validator
-      state.total = saved.total
-    }
     let fd: Int32
     do throws(TransferError) {
-      fd = try local.openPartial(truncate: resumeFrom == 0)
+      let (opened, existing) = try local.openOrCreatePartial()
+      fd = opened
+      if existing > 0, !fresh, let saved = local.readState(), saved.belongs(to: entry),
+        saved.segments == nil, let validator = saved.validator,
+        existing <= (saved.total ?? Int64.max), existing <= (entry.size ?? Int64.max)
+      {
+        resumeFrom = existing
+        state.validator = validator
+        state.total = saved.total
+      } else if existing > 0, ftruncate(fd, 0) != 0 {
+        let code = errno
+        close(fd)
+        throw FileErrors.error(code, "cannot truncate the partial file of \(entry.path)")
+      }
       if resumeFrom > 0, let hasher {
         let hashed = try LocalDownload.hash(fd: fd, upTo: resumeFrom, into: hasher)
         if hashed != resumeFrom {
@@ -285,8 +289,14 @@ struct EntryRunner: Sendable {
     let response: TransferResponse
     do throws(TransferError) {
       response = try await send(request, for: entry, sink: sink)
+      try sink.flush()
     } catch {
-      if error.code == .sizeMismatch { local.discardPartial() }
+      if error.code == .sizeMismatch {
+        local.discardPartial()
+      } else {
+        // Keep what arrived for the next attempt; the exchange's own error is the one told.
+        try? sink.flush()
+      }
       return .failure(Failure(error: error, answered: sink.plan != nil))
     }
     let length: Int64
