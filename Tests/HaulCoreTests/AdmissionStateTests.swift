@@ -83,4 +83,30 @@ struct AdmissionStateTests {
     #expect(state.request(id: 2, host: "b", now: 0) == true)
     #expect(state.markUp(host: "a", now: 1) == [1])
   }
+
+  @Test func a_long_queue_behind_a_full_host_leaves_others_their_slots() {
+    var state = AdmissionState(limit: 16, perHost: 4)
+    for id in 1...1000 { _ = state.request(id: id, host: "slow", now: 0) }
+    #expect(state.runningPerHost == ["slow": 4])
+    #expect(state.waitingCount == 996)
+    for id in 1001...1004 { #expect(state.request(id: id, host: "fast", now: 0) == true) }
+    #expect(state.request(id: 1005, host: "fast", now: 0) == false)
+    #expect(state.request(id: 1006, host: "fast", now: 0) == false)
+    #expect(state.release(host: "fast", now: 0) == [1005])
+    #expect(state.release(host: "fast", now: 0) == [1006])
+    #expect(state.release(host: "slow", now: 0) == [5])
+  }
+
+  @Test func the_oldest_waiter_among_hosts_with_room_goes_first() {
+    var state = AdmissionState(limit: 2, perHost: 2)
+    #expect(state.request(id: 1, host: "a", now: 0) == true)
+    #expect(state.request(id: 2, host: "b", now: 0) == true)
+    #expect(state.request(id: 3, host: "b", now: 0) == false)
+    #expect(state.request(id: 4, host: "a", now: 0) == false)
+    #expect(state.request(id: 5, host: "c", now: 0) == false)
+    #expect(state.release(host: "a", now: 0) == [3])
+    #expect(state.release(host: "b", now: 0) == [4])
+    #expect(state.release(host: "b", now: 0) == [5])
+    #expect(state.waitingCount == 0)
+  }
 }

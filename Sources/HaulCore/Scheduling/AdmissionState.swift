@@ -19,20 +19,64 @@ public struct AdmissionState: Sendable {
   public var regrowInterval: Double = 10
   public private(set) var running = 0
   public private(set) var runningPerHost: [String: Int] = [:]
-  private var waiting: [(id: Int, host: String)] = []
-  /// How many of `waiting` are for each host, so a request need not scan the queue.
-  private var waitingPerHost: [String: Int] = [:]
+  /// Transfers waiting for a slot.
+  public private(set) var waitingCount = 0
+  /// The waiting transfers of each host, in the order they asked.
+  private var queues: [String: HostQueue] = [:]
+  /// Hosts with waiting transfers that may have room, keyed by the arrival number of their
+  /// first waiting transfer: the smallest is the one that asked first. A host found without
+  /// room leaves the heap and comes back when it may have room again (a slot to it freed,
+  /// time passed, it came back up), so a queue behind a full host costs nothing per release
+  /// however long it is: a slow host's thousand waiting transfers do not slow the others.
+  private var candidates = MinHeap<Candidate>()
+  /// Arrival numbers, for first come first served across hosts.
+  private var arrivals = 0
   private var reduced: [String: (limit: Int, since: Double)] = [:]
   private var blockedUntil: [String: Double] = [:]
   private var down: Set<String> = []
+
+  private struct Candidate: Comparable, Sendable {
+    var arrival: Int
+    var host: String
+    static func < (a: Candidate, b: Candidate) -> Bool { a.arrival < b.arrival }
+  }
+
+  private struct HostQueue: Sendable {
+    private var items: [(arrival: Int, id: Int)] = []
+    private var head = 0
+    /// Whether the host is in `candidates` with the arrival of its current first item.
+    var listed = false
+
+    var isEmpty: Bool { head == items.count }
+    var first: (arrival: Int, id: Int)? { isEmpty ? nil : items[head] }
+
+    mutating func append(_ item: (arrival: Int, id: Int)) { items.append(item) }
+
+    mutating func removeFirst() {
+      head += 1
+      if head == items.count {
+        items.removeAll(keepingCapacity: true)
+        head = 0
+      } else if head >= 1024, head * 2 >= items.count {
+        items.removeFirst(head)
+        head = 0
+      }
+    }
+
+    /// Removes the item for `id`; returns whether it was there.
+    mutating func remove(id: Int) -> Bool {
+      guard let index = items[head...].firstIndex(where: { $0.id == id }) else { return false }
+      items.remove(at: index)
+      return true
+    }
+
+    var ids: [Int] { items[head...].map(\.id) }
+  }
 
   public init(limit: Int, perHost: Int) {
     self.limit = max(1, limit)
     self.perHost = max(1, perHost)
   }
-
-  /// Transfers waiting for a slot.
-  public var waitingCount: Int { waiting.count }
 
   /// The current limit for `host`.
   public func limit(for host: String) -> Int { reduced[host]?.limit ?? perHost }
@@ -40,13 +84,15 @@ public struct AdmissionState: Sendable {
   /// Asks for a slot for transfer `id` to `host`: `true` when it may start now; otherwise it
   /// waits and a later `release`, `admitWaiting` or `markUp` returns it.
   public mutating func request(id: Int, host: String, now: Double) -> Bool {
-    regrow(now: now)
-    if waitingPerHost[host] == nil, hasRoom(for: host, now: now) {
+    if !reduced.isEmpty || !blockedUntil.isEmpty, regrow(now: now) { relistAll() }
+    if queues[host] == nil, hasRoom(for: host, now: now) {
       admit(host)
       return true
     }
-    waiting.append((id, host))
-    waitingPerHost[host, default: 0] += 1
+    arrivals += 1
+    queues[host, default: HostQueue()].append((arrivals, id))
+    waitingCount += 1
+    list(host)
     return false
   }
 
@@ -56,55 +102,82 @@ public struct AdmissionState: Sendable {
     running -= 1
     runningPerHost[host, default: 1] -= 1
     if runningPerHost[host] == 0 { runningPerHost[host] = nil }
-    return admitWaiting(now: now)
+    guard waitingCount > 0 else { return [] }
+    list(host)
+    return admitListed(now: now)
   }
 
   /// Admits whatever waiting transfers now have room (after time passed).
-  ///
-  /// A host found without room is not asked again in the same pass (nothing admitted later
-  /// in the pass can give it room), so a queue of one busy host costs one look, not one per
-  /// waiting transfer.
   public mutating func admitWaiting(now: Double) -> [Int] {
-    regrow(now: now)
-    guard !waiting.isEmpty, running < limit else { return [] }
+    guard waitingCount > 0 else {
+      if !reduced.isEmpty || !blockedUntil.isEmpty { _ = regrow(now: now) }
+      return []
+    }
+    relistAll()
+    return admitListed(now: now)
+  }
+
+  /// Admits from the listed hosts, oldest first, while there is room overall.
+  private mutating func admitListed(now: Double) -> [Int] {
+    if !reduced.isEmpty || !blockedUntil.isEmpty, regrow(now: now) { relistAll() }
     var started: [Int] = []
-    var full: Set<String> = []
-    var index = 0
-    while index < waiting.count && running < limit {
-      let candidate = waiting[index]
-      if !full.contains(candidate.host), hasRoom(for: candidate.host, now: now) {
-        admit(candidate.host)
-        started.append(candidate.id)
-        removeWaiting(at: index)
+    while running < limit, let candidate = candidates.first {
+      candidates.pop()
+      guard var queue = queues[candidate.host], let next = queue.first else { continue }
+      guard next.arrival == candidate.arrival else {
+        // A withdrawn transfer was first: list the host again with its current first.
+        candidates.push(Candidate(arrival: next.arrival, host: candidate.host))
+        continue
+      }
+      guard hasRoom(for: candidate.host, now: now) else {
+        queue.listed = false
+        queues[candidate.host] = queue
+        continue
+      }
+      admit(candidate.host)
+      started.append(next.id)
+      queue.removeFirst()
+      waitingCount -= 1
+      if let following = queue.first {
+        candidates.push(Candidate(arrival: following.arrival, host: candidate.host))
+        queues[candidate.host] = queue
       } else {
-        full.insert(candidate.host)
-        index += 1
-        if full.count == waitingPerHost.count { break }
+        queues[candidate.host] = nil
       }
     }
     return started
   }
 
-  private mutating func removeWaiting(at index: Int) {
-    let host = waiting.remove(at: index).host
-    waitingPerHost[host, default: 1] -= 1
-    if waitingPerHost[host] == 0 { waitingPerHost[host] = nil }
+  /// Puts `host` among the candidates if it has waiting transfers and is not listed yet.
+  private mutating func list(_ host: String) {
+    guard var queue = queues[host], !queue.listed, let first = queue.first else { return }
+    queue.listed = true
+    queues[host] = queue
+    candidates.push(Candidate(arrival: first.arrival, host: host))
+  }
+
+  private mutating func relistAll() {
+    for host in queues.keys { list(host) }
   }
 
   /// Takes transfer `id` out of the queue. Returns whether it was waiting.
   public mutating func withdraw(id: Int) -> Bool {
-    guard let index = waiting.firstIndex(where: { $0.id == id }) else { return false }
-    removeWaiting(at: index)
-    return true
+    for (host, var queue) in queues where queue.remove(id: id) {
+      waitingCount -= 1
+      queues[host] = queue.isEmpty ? nil : queue
+      return true
+    }
+    return false
   }
 
   /// Removes every waiting transfer and returns them (the run was cancelled).
   public mutating func withdrawAll() -> [Int] {
     defer {
-      waiting.removeAll()
-      waitingPerHost.removeAll()
+      queues.removeAll()
+      candidates.removeAll()
+      waitingCount = 0
     }
-    return waiting.map(\.id)
+    return queues.values.flatMap(\.ids)
   }
 
   /// `host` answered 429 or 503: halve its limit and hold it for `retryAfter` seconds.
@@ -124,7 +197,8 @@ public struct AdmissionState: Sendable {
   /// `host` answers again; returns the waiting transfers that may start now.
   public mutating func markUp(host: String, now: Double) -> [Int] {
     down.remove(host)
-    return admitWaiting(now: now)
+    list(host)
+    return admitListed(now: now)
   }
 
   /// When something may change without a transfer ending (a hold expires, a limit grows),
@@ -134,9 +208,8 @@ public struct AdmissionState: Sendable {
   /// case (no host held or reduced) returns at once instead of hashing every waiting host.
   public func nextChange(now: Double) -> Double? {
     guard !blockedUntil.isEmpty || !reduced.isEmpty else { return nil }
-    let hosts = Set(waiting.map(\.host))
     var earliest: Double?
-    for host in hosts {
+    for host in queues.keys {
       if let until = blockedUntil[host], until > now { earliest = min(earliest ?? until, until) }
       if let step = reduced[host] {
         let at = step.since + regrowInterval
@@ -146,13 +219,20 @@ public struct AdmissionState: Sendable {
     return earliest
   }
 
-  private mutating func regrow(now: Double) {
+  /// Grows reduced limits and ends expired holds; returns whether anything changed.
+  private mutating func regrow(now: Double) -> Bool {
+    var changed = false
     for (host, step) in reduced where now - step.since >= regrowInterval {
       let steps = Int((now - step.since) / regrowInterval)
       let grown = step.limit + steps
       reduced[host] = grown >= perHost ? nil : (grown, step.since + Double(steps) * regrowInterval)
+      changed = true
     }
-    for (host, until) in blockedUntil where until <= now { blockedUntil[host] = nil }
+    for (host, until) in blockedUntil where until <= now {
+      blockedUntil[host] = nil
+      changed = true
+    }
+    return changed
   }
 
   private func hasRoom(for host: String, now: Double) -> Bool {
