@@ -180,6 +180,16 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   /// Whether this sink computes a digest.
   public var hashes: Bool { hasher != nil }
 
+  /// Whether the digest is computed inline, so `inlineDigest()` has it without waiting.
+  public var digestIsReady: Bool { digestWorker == nil }
+
+  /// The digest of an inline-hashed body (see `digestIsReady`), `nil` when none is computed
+  /// or the body cannot be written out. Call once, like `digest()`.
+  public func inlineDigest() -> String? {
+    guard digestWorker == nil, (try? flush()) != nil else { return nil }
+    return hasher?.finalize()
+  }
+
   /// The SHA-256 of the partial file's bytes (the resumed prefix and this body), once the
   /// exchange returned; `nil` when a large body could not be read back to hash it. Call
   /// once: the hasher is finished afterwards.

@@ -46,6 +46,10 @@ public final class LocalDownload: @unchecked Sendable {
     if parent != directory.descriptor { close(parent) }
   }
 
+  /// Whether this holds a descriptor of its own (its parent folder, for a path in a
+  /// subfolder) rather than sharing the output directory's.
+  public var holdsDescriptor: Bool { parent != directory.descriptor }
+
   /// The destination's metadata (a symlink is reported as such, never followed).
   public func destination() -> FileStatus? { FileStatus.lstat(parent, leaf) }
 
@@ -168,6 +172,13 @@ public final class LocalDownload: @unchecked Sendable {
       if file.mayExist { unlinkat(parent, stateName, 0) }
     }
     if durable { fsync(parent) }
+  }
+
+  /// Deletes the partial file when it holds nothing (a transfer that failed before its
+  /// first byte, a refused connection say): there is nothing to resume.
+  public func discardEmptyPartial() {
+    guard let partial = partial(), partial.isRegularFile, partial.size == 0 else { return }
+    unlinkat(parent, partialName, 0)
   }
 
   /// Deletes the partial file and its state (after a size or digest mismatch: its bytes

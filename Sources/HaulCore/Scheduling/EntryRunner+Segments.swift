@@ -90,10 +90,10 @@ extension EntryRunner {
     }
 
     let host = Origin(url).description
-    await scheduler.releaseSlot(host: host)
+    releaseSlot(host: host)
     let failure = await runSegments(
       entry, url, file: file, state: state, local: local, counter: counter, host: host)
-    let reacquired = await scheduler.acquireSlot(host: host)
+    let reacquired = await acquireSlot(host: host)
     if let failure { return .failure(failure) }
     guard reacquired else { return .failure(Failure(error: Scheduler.cancelledError)) }
 
@@ -146,8 +146,8 @@ extension EntryRunner {
     }
     return await withTaskGroup(of: Failure?.self) { group in
       for (index, segment) in file.progress.enumerated() where !segment.isComplete {
-        group.addTask {
-          guard await scheduler.acquireSlot(host: host) else {
+        group.addTask { [self] in
+          guard await acquireSlot(host: host) else {
             return Failure(error: Scheduler.cancelledError)
           }
           var request = request(entry, url)
@@ -171,7 +171,7 @@ extension EntryRunner {
           } catch {
             failure = Failure(error: error)
           }
-          await scheduler.releaseSlot(host: host)
+          releaseSlot(host: host)
           return failure
         }
       }

@@ -6,29 +6,30 @@ import Foundation
   import Darwin
 #endif
 
-/// Carries one entry from start to end: the skip check, then attempts over its sources
-/// with retries as `RetryPolicy` decides, each attempt holding a slot from the scheduler.
-struct EntryRunner: Sendable {
+/// Carries a run's entries from start to end: the skip check as the manifest is read, then
+/// attempts over each entry's sources with retries as `RetryPolicy` decides, each attempt
+/// holding a slot of the run (`RunState`).
+///
+/// Two paths, one set of rules. `dispatch` hands an entry that holds its first slot to the
+/// transport's engine when there is one (`EntryJob`, no task per entry) and otherwise to a
+/// task; everything that must wait (back-off, mirrors, outages, `--auth-command`, segments)
+/// runs in a task (`run`), which takes over from the engine after a failed first attempt.
+/// Both make their attempts with `DownloadAttempt` and `UploadAttempt`.
+final class EntryRunner: Sendable {
   let scheduler: Scheduler
+  let transport: any Transport
+  /// The transport's engine, when it has one and the run may use it.
+  let engine: (any EngineTransport)?
   let directory: OutputDirectory
   let events: SerializedEventHandler
+  let state: RunState
+  let options: SchedulerOptions
+  let retryPolicy: RetryPolicy
 
-  var options: SchedulerOptions { scheduler.options }
+  typealias Failure = AttemptFailure
+  typealias Success = AttemptSuccess
 
-  /// What one failed attempt left behind.
-  struct Failure: Error {
-    var error: TransferError
-    var retryAfter: Double?
-    /// Whether the server sent a response head before the failure (it was reachable).
-    var answered = false
-  }
-
-  /// What a successful attempt produced.
-  struct Success {
-    var sha256: String?
-  }
-
-  /// How an entry ended, as the scheduler records it in one step.
+  /// How an entry ended, as the run records it in one step.
   struct Ending: Sendable {
     var outcome: EntryOutcome
     /// The entry's bytes toward `ProgressSnapshot.completedBytes`.
@@ -37,71 +38,210 @@ struct EntryRunner: Sendable {
     var activeID: Int?
   }
 
-  func run(_ entry: ManifestEntry) async -> Ending {
-    let clock = ContinuousClock.now
+  init(scheduler: Scheduler, directory: OutputDirectory, events: SerializedEventHandler) {
+    self.scheduler = scheduler
+    transport = scheduler.transport
+    options = scheduler.options
+    retryPolicy = scheduler.retryPolicy
+    self.directory = directory
+    self.events = events
+    state = RunState(
+      concurrency: options.concurrency, perHost: options.perHost,
+      retryAfterCap: scheduler.retryPolicy.retryAfterCap)
+    // `--auth-command` must wait for its command: every attempt then goes through a task.
+    engine = options.interceptor == nil ? scheduler.transport as? any EngineTransport : nil
+    state.setDispatcher { [unowned self] jobs in dispatch(jobs) }
+  }
+
+  // MARK: Feeding
+
+  /// What the feeder does with one entry.
+  enum Admission {
+    /// The entry needs a transfer.
+    case job(EntryJob)
+    /// The entry ended without one (already complete, or its local files are refused).
+    case ended(Ending)
+  }
+
+  /// Checks `entry` against the disk before it waits for a slot: a download already
+  /// complete is skipped here, so skipping never waits behind transfers.
+  func admission(for entry: ManifestEntry) -> Admission {
     var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
-    func seconds() -> Double { (ContinuousClock.now - clock).inSeconds }
-    let local: LocalDownload?
-    if entry.operation == .download {
-      do throws(TransferError) {
-        let download = try LocalDownload(
-          directory: directory, path: entry.path, durable: options.fsync)
-        if let (digest, size) = alreadyComplete(entry, download) {
-          outcome.status = .skipped
-          outcome.error = nil
-          outcome.sha256 = digest.isEmpty ? nil : digest
-          outcome.seconds = seconds()
-          return Ending(outcome: outcome, completedBytes: size)
-        }
-        local = download
-      } catch {
-        outcome.error = error
-        outcome.seconds = seconds()
-        return Ending(outcome: outcome)
-      }
-    } else {
-      local = nil
+    guard entry.operation == .download else {
+      return .job(EntryJob(entry, runner: self, local: nil, expectedBytes: uploadLength(entry)))
     }
+    let local: LocalDownload
+    do throws(TransferError) {
+      local = try localFiles(for: entry)
+    } catch {
+      outcome.error = error
+      return .ended(Ending(outcome: outcome))
+    }
+    if let (digest, size) = alreadyComplete(entry, local) {
+      outcome.status = .skipped
+      outcome.error = nil
+      outcome.sha256 = digest.isEmpty ? nil : digest
+      return .ended(Ending(outcome: outcome, completedBytes: size))
+    }
+    // An entry in a subfolder holds that folder open: it waits without it.
+    let kept = local.holdsDescriptor ? nil : local
+    return .job(EntryJob(entry, runner: self, local: kept, expectedBytes: entry.size))
+  }
 
-    let info = EntryInfo(
-      line: entry.line, path: entry.path, operation: entry.operation,
-      expectedBytes: entry.size ?? uploadLength(entry))
-    let counter = ProgressCounter()
-    let id = entry.line
-    var begun = false
+  func localFiles(for entry: ManifestEntry) throws(TransferError) -> LocalDownload {
+    try LocalDownload(directory: directory, path: entry.path, durable: options.fsync)
+  }
 
-    var attempts = 0
+  /// Starts jobs that hold their first slot: on the engine when it may carry them, each
+  /// in a task otherwise.
+  func dispatch(_ jobs: [EntryJob]) {
+    guard !jobs.isEmpty else { return }
+    var carried: [any TransportJob] = []
+    for job in jobs {
+      if engine != nil, !(job.entry.operation == .download && maySegment(job.entry)) {
+        carried.append(job)
+      } else {
+        spawn(job) { [self] in await run(job, holdingSlot: true) }
+      }
+    }
+    if !carried.isEmpty { engine?.start(carried) }
+  }
+
+  /// Starts what a change of the slots admitted.
+  func dispatchAdmitted(_ admitted: RunState.Admitted) {
+    dispatch(admitted.jobs)
+  }
+
+  /// Runs `body` for `job` in a task the run can cancel.
+  func spawn(_ job: EntryJob, _ body: @escaping @Sendable () async -> Void) {
+    let id = job.id
+    let task = Task { [self] in
+      await body()
+      state.taskEnded(id: id)
+    }
+    state.register(task, id: id)
+  }
+
+  // MARK: Slots
+
+  /// Waits for room to run one attempt against `host`; `false` when the run was cancelled.
+  func acquireSlot(host: String) async -> Bool {
+    await state.acquireSlot(host: host)
+  }
+
+  /// Frees a slot taken for `host`, first noting how the host answered: `status` (a 429 or
+  /// 503 makes haul polite to it) or, without one, whether it sent a response head at all
+  /// (`answered`: it was reachable in this run, so a later refusal is an outage to wait
+  /// out). Noting before freeing means a 429/503 lowers the host's limit before the freed
+  /// slot can start another request there. The host is held for its `Retry-After`, capped
+  /// as the entries' own delays are.
+  func releaseSlot(
+    host: String, status: Int? = nil, retryAfter: Double? = nil, answered: Bool = false
+  ) {
+    dispatchAdmitted(
+      state.release(host: host, status: status, retryAfter: retryAfter, answered: answered))
+  }
+
+  /// Records how `job` ended after its last attempt.
+  func end(_ job: EntryJob, with result: Result<Success, Failure>) {
+    var outcome = Scheduler.outcome(job.entry, error: Scheduler.cancelledError)
+    outcome.attempts = job.attempts
+    outcome.bytes = job.counter.moved
+    outcome.seconds = job.seconds
+    let completed: Int64
+    switch result {
+    case .success(let success):
+      outcome.status = .ok
+      outcome.error = nil
+      outcome.sha256 = success.sha256
+      completed = job.counter.present
+    case .failure(let failure):
+      outcome.error = failure.error
+      completed = job.entry.size ?? 0
+      if job.entry.operation == .download { job.local?.discardEmptyPartial() }
+    }
+    let ending = Ending(
+      outcome: outcome, completedBytes: completed, activeID: job.begun ? job.id : nil)
+    // The event goes first: recording the last entry lets the run end and its summary go.
+    events(.finished(outcome))
+    state.end(ending)
+  }
+
+  // MARK: The slow path
+
+  /// Carries on with `job` after an attempt that ended in `result` outside a task: a
+  /// success ends the entry; a failure goes through the retry rules as in `run`.
+  func continueAfter(_ job: EntryJob, _ result: Result<Success, Failure>, releasingSlot: Bool)
+    async
+  {
+    if releasingSlot {
+      switch result {
+      case .success: releaseSlot(host: job.host, status: 200)
+      case .failure(let failure):
+        releaseSlot(
+          host: job.host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+          answered: failure.answered)
+      }
+    }
+    switch result {
+    case .success: end(job, with: result)
+    case .failure(let failure): await run(job, holdingSlot: false, after: failure)
+    }
+  }
+
+  /// Runs `job`'s attempts over its sources. `holdingSlot`: the first attempt's slot is
+  /// already taken. `after`: the first attempt on the first source was made elsewhere (by
+  /// the engine) and failed so; its slot is already given back.
+  func run(_ job: EntryJob, holdingSlot: Bool, after first: Failure? = nil) async {
+    let entry = job.entry
+    let sources = entry.sources
+    var pending = first
+    var holding = holdingSlot
+    var sourceIndex = 0
+    var attemptOfSource = first == nil ? 0 : 1
     var lastError = Scheduler.cancelledError
     var result: Success?
-    sources: for url in entry.sources {
-      var attemptOfSource = 0
+    if entry.operation == .download, job.local == nil {
+      do throws(TransferError) {
+        job.local = try localFiles(for: entry)
+      } catch {
+        if holding { releaseSlot(host: job.host) }
+        end(job, with: .failure(Failure(error: error)))
+        return
+      }
+    }
+    sources: while sourceIndex < sources.count {
+      let url = sources[sourceIndex]
+      let host = Origin(url).description
       while true {
-        attemptOfSource += 1
-        attempts += 1
-        let host = Origin(url).description
-        let activating = begun ? nil : Scheduler.ActiveEntry(id: id, info: info, counter: counter)
-        guard !Task.isCancelled, await scheduler.acquireSlot(host: host, activating: activating)
-        else {
-          lastError = Scheduler.cancelledError
-          break sources
-        }
-        if !begun {
-          begun = true
-          events(.started(info))
-        }
         let attempt: Result<Success, Failure>
-        if let local {
-          attempt = await download(entry, from: url, into: local, counter: counter)
+        if let failure = pending {
+          pending = nil
+          attempt = .failure(failure)
         } else {
-          attempt = await upload(entry, to: url, counter: counter)
-        }
-        switch attempt {
-        case .success:
-          await scheduler.releaseSlot(host: host, status: 200)
-        case .failure(let failure):
-          await scheduler.releaseSlot(
-            host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
-            answered: failure.answered)
+          attemptOfSource += 1
+          job.attempts += 1
+          if !holding {
+            guard !Task.isCancelled, await acquireSlot(host: host) else {
+              lastError = Scheduler.cancelledError
+              break sources
+            }
+          }
+          holding = false
+          job.beginOnce()
+          if let local = job.local {
+            attempt = await download(job, from: url, into: local)
+          } else {
+            attempt = await upload(job, to: url)
+          }
+          switch attempt {
+          case .success:
+            releaseSlot(host: host, status: 200)
+          case .failure(let failure):
+            releaseSlot(
+              host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+              answered: failure.answered)
+          }
         }
         switch attempt {
         case .success(let success):
@@ -111,22 +251,24 @@ struct EntryRunner: Sendable {
           lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
           if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
             attemptOfSource -= 1
-            events(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
+            events(.retry(job.info, attempt: job.attempts + 1, code: lastError.code, delay: 0))
             continue
           }
-          let verdict = scheduler.retryPolicy.verdict(
+          let verdict = retryPolicy.verdict(
             for: lastError.code, attemptOfSource: attemptOfSource,
             retryAfter: failure.retryAfter, jitter: Double.random(in: 0..<1))
           switch verdict {
           case .giveUp:
             break sources
           case .nextSource:
-            if url != entry.sources.last {
-              events(.retry(info, attempt: attempts + 1, code: lastError.code, delay: 0))
+            if sourceIndex + 1 < sources.count {
+              events(.retry(job.info, attempt: job.attempts + 1, code: lastError.code, delay: 0))
             }
+            sourceIndex += 1
+            attemptOfSource = 0
             continue sources
           case .retry(let delay):
-            events(.retry(info, attempt: attempts + 1, code: lastError.code, delay: delay))
+            events(.retry(job.info, attempt: job.attempts + 1, code: lastError.code, delay: delay))
             do {
               try await Task.sleep(for: .seconds(delay))
             } catch {
@@ -137,19 +279,11 @@ struct EntryRunner: Sendable {
         }
       }
     }
-    outcome.attempts = attempts
-    outcome.bytes = counter.moved
-    outcome.seconds = seconds()
     if let result {
-      outcome.status = .ok
-      outcome.error = nil
-      outcome.sha256 = result.sha256
+      end(job, with: .success(result))
     } else {
-      outcome.error = lastError
+      end(job, with: .failure(Failure(error: lastError)))
     }
-    return Ending(
-      outcome: outcome, completedBytes: result != nil ? counter.present : (entry.size ?? 0),
-      activeID: begun ? id : nil)
   }
 
   /// The destination's digest ("" when none was computed) and length when the entry is
@@ -172,7 +306,7 @@ struct EntryRunner: Sendable {
     return Int64(info.st_size)
   }
 
-  private func uploadPath(_ entry: ManifestEntry) -> String {
+  func uploadPath(_ entry: ManifestEntry) -> String {
     options.outputDirectory + "/" + entry.path
   }
 
@@ -188,208 +322,85 @@ struct EntryRunner: Sendable {
     async throws(TransferError) -> TransferResponse
   {
     guard let interceptor = options.interceptor else {
-      return try await Exchange.perform(request, on: scheduler.transport, sink: sink)
+      return try await Exchange.perform(request, on: transport, sink: sink)
     }
     var adapted = request
     try await interceptor.adapt(&adapted, for: entry)
-    let response = try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
+    let response = try await Exchange.perform(adapted, on: transport, sink: sink)
     guard response.head.status == 401, try await interceptor.retry(after: adapted, for: entry)
     else { return response }
     adapted = request
     try await interceptor.adapt(&adapted, for: entry)
-    return try await Exchange.perform(adapted, on: scheduler.transport, sink: sink)
+    return try await Exchange.perform(adapted, on: transport, sink: sink)
   }
 
-  static func httpFailure(_ head: ResponseHead) -> Failure {
-    Failure(
-      error: TransferError(.http(head.status), "the server answered \(head.status)"),
-      retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()))
-  }
+  static func httpFailure(_ head: ResponseHead) -> Failure { AttemptFailure.http(head) }
 
   // MARK: Download
 
-  private func download(
-    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter
-  ) async -> Result<Success, Failure> {
-    if let size = entry.size {
-      do throws(TransferError) {
-        try local.ensureRoom(for: size) { local.partial()?.size ?? 0 }
-      } catch {
-        return .failure(Failure(error: error))
-      }
-    }
+  private func download(_ job: EntryJob, from url: URL, into local: LocalDownload) async
+    -> Result<Success, Failure>
+  {
+    let entry = job.entry
     if maySegment(entry),
-      let result = await downloadSegmented(entry, from: url, into: local, counter: counter)
+      let result = await downloadSegmented(entry, from: url, into: local, counter: job.counter)
     {
       return result
     }
     var fresh = false
     while true {
-      let result = await downloadOnce(
-        entry, from: url, into: local, counter: counter, fresh: fresh)
-      if case .failure(let failure) = result, failure.error.code == Self.restartCode, !fresh {
+      let attempt: DownloadAttempt
+      switch DownloadAttempt.prepare(
+        entry, base: request(entry, url), local: local, counter: job.counter, fresh: fresh,
+        hashes: options.digestsWithoutChecksum)
+      {
+      case .success(let prepared):
+        attempt = prepared
+      case .failure(.failed(let failure)):
+        return .failure(failure)
+      case .failure(.restart(let reason)):
+        if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
         fresh = true
         continue
+      case .failure(.received):
+        preconditionFailure("prepare never reports a received body")
       }
-      if case .failure(let failure) = result, failure.error.code == Self.restartCode {
-        return .failure(Failure(error: TransferError(.protocol, failure.error.message)))
+      defer { attempt.end() }
+      let response: Result<TransferResponse, TransferError>
+      do throws(TransferError) {
+        response = .success(try await send(attempt.request, for: entry, sink: attempt.sink))
+      } catch {
+        response = .failure(error)
       }
-      return result
-    }
-  }
-
-  /// Internal marker: the partial file is not a prefix of the resource; start over.
-  private static let restartCode = TransferError.Code(rawValue: "restart")
-
-  private func downloadOnce(
-    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
-    fresh: Bool
-  ) async -> Result<Success, Failure> {
-    let hasher = entry.sha256 != nil || options.digestsWithoutChecksum ? SHA256() : nil
-    var state = ResumeState(
-      url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
-      validator: nil, total: nil)
-    var resumeFrom: Int64 = 0
-    let fd: Int32
-    do throws(TransferError) {
-      let (opened, existing) = try local.openOrCreatePartial()
-      fd = opened
-      if existing > 0, !fresh, let saved = local.readState(), saved.belongs(to: entry),
-        saved.segments == nil, let validator = saved.validator,
-        existing <= (saved.total ?? Int64.max), existing <= (entry.size ?? Int64.max)
-      {
-        resumeFrom = existing
-        state.validator = validator
-        state.total = saved.total
-      } else if existing > 0, ftruncate(fd, 0) != 0 {
-        let code = errno
-        close(fd)
-        throw FileErrors.error(code, "cannot truncate the partial file of \(entry.path)")
+      switch attempt.judge(response) {
+      case .failed(let failure):
+        return .failure(failure)
+      case .restart(let reason):
+        if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
+        fresh = true
+        continue
+      case .received:
+        let digest = attempt.sink.hashes ? await attempt.sink.digest() : nil
+        return attempt.complete(digest: digest)
       }
-      if resumeFrom > 0, let hasher {
-        let hashed = try LocalDownload.hash(fd: fd, upTo: resumeFrom, into: hasher)
-        if hashed != resumeFrom {
-          close(fd)
-          return .failure(Failure(error: TransferError(Self.restartCode, "partial file shrank")))
-        }
-      }
-    } catch {
-      return .failure(Failure(error: error))
     }
-    defer { close(fd) }
-
-    var request = request(entry, url)
-    if resumeFrom > 0 {
-      request.range = ByteRange(start: resumeFrom)
-      request.ifRange = state.validator
-    }
-    let sink = DownloadSink(
-      fd: fd, local: local, hasher: hasher, requested: request.range, expectedSize: entry.size,
-      state: state, progress: counter)
-    let response: TransferResponse
-    do throws(TransferError) {
-      response = try await send(request, for: entry, sink: sink)
-      try sink.flush()
-    } catch {
-      if error.code == .sizeMismatch {
-        local.discardPartial()
-      } else {
-        // Keep what arrived for the next attempt; the exchange's own error is the one told.
-        try? sink.flush()
-      }
-      return .failure(Failure(error: error, answered: sink.plan != nil))
-    }
-    let length: Int64
-    switch sink.plan {
-    case .none, .discard:
-      return .failure(Self.httpFailure(response.head))
-    case .restart:
-      return .failure(
-        Failure(
-          error: TransferError(Self.restartCode, "the partial file is not a prefix of the resource")
-        ))
-    case .fail(let error):
-      return .failure(Failure(error: error))
-    case .complete(let total):
-      length = total
-    case .write(_, let total, _):
-      if let total, sink.offset != total {
-        return .failure(
-          Failure(
-            error: TransferError(
-              .protocol, "the body ended after \(sink.offset) of \(total) bytes")))
-      }
-      length = sink.offset
-    }
-    if let size = entry.size, length != size {
-      local.discardPartial()
-      return .failure(
-        Failure(error: TransferError(.sizeMismatch, "received \(length) bytes, expected \(size)")))
-    }
-    var digest: String?
-    if sink.hashes {
-      guard let computed = await sink.digest() else {
-        return .failure(
-          Failure(error: TransferError(.io, "cannot read \(entry.path) back to hash it")))
-      }
-      digest = computed
-    }
-    if let expected = entry.sha256, digest != expected {
-      local.discardPartial()
-      return .failure(
-        Failure(
-          error: TransferError(
-            .checksumMismatch, "SHA-256 \(digest ?? "not computed"), expected \(expected)")))
-    }
-    do throws(TransferError) {
-      try local.finish(partial: fd)
-    } catch {
-      return .failure(Failure(error: error))
-    }
-    return .success(Success(sha256: digest))
   }
 
   // MARK: Upload
 
-  private func upload(_ entry: ManifestEntry, to url: URL, counter: ProgressCounter) async
-    -> Result<Success, Failure>
-  {
-    let path = uploadPath(entry)
-    var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-      return .failure(Failure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
-    }
-    var request = request(entry, url)
-    request.body = RequestBody(path: path, length: Int64(info.st_size))
-    let sink = UploadSink(progress: counter)
-    let response: TransferResponse
-    do throws(TransferError) {
-      response = try await send(request, for: entry, sink: sink)
-    } catch {
-      return .failure(Failure(error: error))
-    }
-    guard (200..<300).contains(response.head.status) else {
-      return .failure(Self.httpFailure(response.head))
-    }
-    return .success(Success(sha256: nil))
-  }
-}
-
-/// Receives the answer to an upload: only its status matters; its body is discarded.
-final class UploadSink: ResponseSink, @unchecked Sendable {
-  let progress: ProgressCounter
-  private var reported: Int64 = 0
-
-  init(progress: ProgressCounter) { self.progress = progress }
-
-  func receive(head: ResponseHead) throws(TransferError) -> Bool { false }
-  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {}
-
-  func sent(totalBytes: Int64) {
-    progress.store(totalBytes)
-    if totalBytes > reported {
-      progress.add(moved: totalBytes - reported)
-      reported = totalBytes
+  private func upload(_ job: EntryJob, to url: URL) async -> Result<Success, Failure> {
+    let entry = job.entry
+    switch UploadAttempt.prepare(
+      entry, base: request(entry, url), path: uploadPath(entry), counter: job.counter)
+    {
+    case .failure(let failure):
+      return .failure(failure)
+    case .success((let request, let sink)):
+      do throws(TransferError) {
+        return UploadAttempt.judge(.success(try await send(request, for: entry, sink: sink)))
+      } catch {
+        return UploadAttempt.judge(.failure(error))
+      }
     }
   }
 }

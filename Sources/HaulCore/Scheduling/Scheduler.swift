@@ -14,26 +14,18 @@ public actor Scheduler {
   let transport: any Transport
   let options: SchedulerOptions
   let retryPolicy: RetryPolicy
-  private var admission: AdmissionState
-  private var slotWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-  private var wakeAt: Double?
-  private var contacted: Set<String> = []
   private var outages: [String: [CheckedContinuation<Bool, Never>]] = [:]
-  private var active: [Int: (EntryInfo, ProgressCounter)] = [:]
-  private var tally = RunTally()
   private var cancelled = false
   /// `cancelled`, readable without a hop onto the actor: the feeder checks it once per entry.
   private nonisolated let cancelFlag = Atomic<Bool>(false)
+  private var runner: EntryRunner?
   private var runTask: Task<Void, Never>?
-  private var nextTicket = 0
-  private let started = ContinuousClock.now
 
   public init(transport: any Transport, options: SchedulerOptions) {
     self.transport = transport
     self.options = options
     self.retryPolicy = RetryPolicy(
       retries: options.retries, base: options.backoffBase, cap: options.backoffCap)
-    self.admission = AdmissionState(limit: options.concurrency, perHost: options.perHost)
   }
 
   /// Runs every entry of `entries` and returns the events of the run; the stream ends after
@@ -51,8 +43,8 @@ public actor Scheduler {
 
   /// Runs every entry of `entries`, handing each event to `onEvent` as it happens, and
   /// returns after the `summary` event was handled. Calls come one at a time, from the
-  /// scheduler's tasks: a handler should be quick, and a slow one holds the run back.
-  /// Call once per scheduler (this or `run(_:)`).
+  /// scheduler's tasks or the transport's thread: a handler should be quick, and a slow one
+  /// holds the run back. Call once per scheduler (this or `run(_:)`).
   public func run<Entries: Sequence<ManifestEntry> & Sendable>(
     _ entries: Entries, onEvent: @escaping TransferEventHandler
   ) async {
@@ -66,67 +58,106 @@ public actor Scheduler {
     cancelled = true
     cancelFlag.store(true, ordering: .relaxed)
     runTask?.cancel()
-    _ = admission.withdrawAll()
-    for (_, waiter) in slotWaiters { waiter.resume(returning: false) }
-    slotWaiters.removeAll()
     for waiter in outages.values.joined() { waiter.resume(returning: false) }
     outages.removeAll()
+    guard let runner else { return }
+    let unstarted = runner.state.cancel()
+    runner.engine?.cancelJobs()
+    for job in unstarted {
+      runner.end(job, with: .failure(AttemptFailure(error: Self.cancelledError)))
+    }
   }
 
   private func start<Entries: Sequence<ManifestEntry> & Sendable>(
     _ entries: Entries, emit events: SerializedEventHandler
   ) async {
-    let window = max(options.concurrency * 4, 16)
-    let task = Task.detached { [options] in
-      let directory: OutputDirectory
-      do throws(TransferError) {
-        directory = try OutputDirectory(path: options.outputDirectory)
-      } catch {
-        var unrun = EndingBatch(scheduler: self, events: events)
-        for entry in entries { await unrun.add(.init(outcome: Self.outcome(entry, error: error))) }
-        await unrun.flush()
-        return
+    let directory: OutputDirectory
+    do throws(TransferError) {
+      directory = try OutputDirectory(path: options.outputDirectory)
+    } catch {
+      var tally = RunTally()
+      for entry in entries {
+        let outcome = Self.outcome(entry, error: error)
+        tally.add(outcome)
+        events(.finished(outcome))
       }
-      let runner = EntryRunner(scheduler: self, directory: directory, events: events)
-      var iterator = entries.makeIterator()
-      var unrun = EndingBatch(scheduler: self, events: events)
-      await withTaskGroup(of: Void.self) { group in
-        var live = 0
-        while let entry = iterator.next() {
-          if self.cancelFlag.load(ordering: .relaxed) {
-            await unrun.add(.init(outcome: Self.outcome(entry, error: Self.cancelledError)))
-            continue
-          }
-          if live >= window {
-            await group.next()
-            live -= 1
-          }
-          group.addTask {
-            let ending = await runner.run(entry)
-            await self.complete(ending, events)
-          }
-          live += 1
-        }
-      }
-      await unrun.flush()
+      events(.summary(tally.summary(seconds: 0, transport: transport.name, cancelled: cancelled)))
+      return
+    }
+    let runner = EntryRunner(scheduler: self, directory: directory, events: events)
+    self.runner = runner
+    let task = Task.detached {
+      await self.feed(entries, to: runner)
+      await runner.state.waitUntilDrained()
     }
     runTask = task
     if cancelled { task.cancel() }
-    let sampler = Task {
+    let sampler = Task { [options] in
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(options.progressInterval))
-        events(.progress(self.snapshot()))
+        events(
+          .progress(
+            runner.state.snapshot(
+              expectedTotal: options.expectedTotal, expectedBytes: options.expectedBytes)))
       }
     }
     await task.value
     sampler.cancel()
-    events(.progress(snapshot()))
     events(
-      .summary(tally.summary(seconds: elapsed, transport: transport.name, cancelled: cancelled)))
+      .progress(
+        runner.state.snapshot(
+          expectedTotal: options.expectedTotal, expectedBytes: options.expectedBytes)))
+    events(.summary(runner.state.summary(transport: transport.name)))
+    runner.state.setDispatcher(nil)
+    self.runner = nil
   }
 
-  private var elapsed: Double {
-    (ContinuousClock.now - started).inSeconds
+  /// Reads the manifest into the run: each entry is checked against the disk, then handed
+  /// to the run's slots. Entries that start at once are dispatched in small batches (one
+  /// hand-over to the engine for several entries); the rest wait in the slots and start
+  /// from wherever a slot frees, mostly the engine thread itself. Reading pauses while the
+  /// lookahead is full.
+  private nonisolated func feed<Entries: Sequence<ManifestEntry>>(
+    _ entries: Entries, to runner: EntryRunner
+  ) async {
+    var ready: [EntryJob] = []
+    var ended: [EntryRunner.Ending] = []
+    func flush() {
+      runner.dispatch(ready)
+      ready.removeAll(keepingCapacity: true)
+      if !ended.isEmpty {
+        for ending in ended { runner.events(.finished(ending.outcome)) }
+        runner.state.endUnsubmitted(ended)
+        ended.removeAll(keepingCapacity: true)
+      }
+    }
+    for entry in entries {
+      if cancelFlag.load(ordering: .relaxed) {
+        ended.append(.init(outcome: Self.outcome(entry, error: Self.cancelledError)))
+        if ended.count >= 1024 { flush() }
+        continue
+      }
+      switch runner.admission(for: entry) {
+      case .ended(let ending):
+        ended.append(ending)
+        if ended.count >= 64 { flush() }
+      case .job(let job):
+        if !runner.state.hasRoom {
+          flush()
+          await runner.state.waitForRoom()
+        }
+        switch runner.state.submit(job) {
+        case .started:
+          ready.append(job)
+          if ready.count >= 8 { flush() }
+        case .waiting:
+          flush()
+        case .cancelled:
+          runner.end(job, with: .failure(AttemptFailure(error: Self.cancelledError)))
+        }
+      }
+    }
+    flush()
   }
 
   static let cancelledError = TransferError(.cancelled, "the run was interrupted")
@@ -138,112 +169,6 @@ public actor Scheduler {
       sha256: nil, error: error)
   }
 
-  /// Records entries that never ran, a batch per hop onto the actor: after a cancel, the rest
-  /// of a million-line manifest is recorded in seconds, within the CLI's exit deadline.
-  private struct EndingBatch {
-    let scheduler: Scheduler
-    let events: SerializedEventHandler
-    var endings: [EntryRunner.Ending] = []
-
-    mutating func add(_ ending: EntryRunner.Ending) async {
-      endings.append(ending)
-      if endings.count >= 1024 { await flush() }
-    }
-
-    mutating func flush() async {
-      guard !endings.isEmpty else { return }
-      await scheduler.complete(endings, events)
-      endings.removeAll(keepingCapacity: true)
-    }
-  }
-
-  private func complete(
-    _ endings: [EntryRunner.Ending], _ events: SerializedEventHandler
-  ) {
-    for ending in endings { complete(ending, events) }
-  }
-
-  /// Records an entry's end in one step: its outcome, its bytes toward the progress
-  /// display, and its removal from the active list.
-  private func complete(
-    _ ending: EntryRunner.Ending, _ events: SerializedEventHandler
-  ) {
-    if let id = ending.activeID { active[id] = nil }
-    tally.completedBytes += ending.completedBytes
-    tally.add(ending.outcome)
-    events(.finished(ending.outcome))
-  }
-
-  // MARK: Slots
-
-  /// Seconds since the run started, the clock of `AdmissionState`.
-  private var now: Double { elapsed }
-
-  /// Waits for room to run one attempt against `host`; `false` when the run was cancelled.
-  /// `activating` lists an entry among the active transfers once it holds its first slot.
-  func acquireSlot(host: String, activating entry: ActiveEntry? = nil) async -> Bool {
-    guard !cancelled else { return false }
-    nextTicket += 1
-    let ticket = nextTicket
-    if !admission.request(id: ticket, host: host, now: now) {
-      scheduleWake()
-      let admitted = await withCheckedContinuation { continuation in
-        slotWaiters[ticket] = continuation
-      }
-      guard admitted else { return false }
-    }
-    if let entry { active[entry.id] = (entry.info, entry.counter) }
-    return true
-  }
-
-  /// An entry as the progress display lists it while it runs.
-  struct ActiveEntry: Sendable {
-    var id: Int
-    var info: EntryInfo
-    var counter: ProgressCounter
-  }
-
-  /// Frees a slot taken with `acquireSlot`, first noting how the host answered: `status`
-  /// (a 429 or 503 makes haul polite to it) or, without one, whether it sent a response head
-  /// at all (`answered`: it was reachable in this run, so a later refusal is an outage to wait
-  /// out). Noting before freeing means a 429/503 lowers the host's limit before the freed slot
-  /// can start another request there. The host is held for its `Retry-After`, capped as the
-  /// entries' own delays are (a server asking for a day must not hold the host past the retry
-  /// that follows in 10 minutes).
-  func releaseSlot(
-    host: String, status: Int? = nil, retryAfter: Double? = nil, answered: Bool = false
-  ) {
-    if answered || status != nil { contacted.insert(host) }
-    if status == 429 || status == 503 {
-      let hold = retryAfter.map { min($0, retryPolicy.retryAfterCap) }
-      admission.throttled(host: host, retryAfter: hold, now: now)
-    }
-    admit(admission.release(host: host, now: now))
-  }
-
-  private func admit(_ tickets: [Int]) {
-    for ticket in tickets {
-      slotWaiters.removeValue(forKey: ticket)?.resume(returning: true)
-    }
-    scheduleWake()
-  }
-
-  /// Makes sure someone looks again when a hold on a host expires or a limit grows.
-  private func scheduleWake() {
-    guard admission.waitingCount > 0, let at = admission.nextChange(now: now) else { return }
-    if let wakeAt, wakeAt <= at, wakeAt > now { return }
-    wakeAt = at
-    Task {
-      try? await Task.sleep(for: .seconds(max(0, at - self.now) + 0.001))
-      self.wake(at: at)
-    }
-  }
-
-  private func wake(at: Double) {
-    if wakeAt == at { wakeAt = nil }
-    admit(admission.admitWaiting(now: now))
-  }
-
   // MARK: Connectivity
 
   /// Called when an attempt to `origin` failed with a connection error. When the host had
@@ -253,55 +178,37 @@ public actor Scheduler {
   /// when the failure was the entry's alone (the host accepts connections, or never did).
   func hostUnreachable(_ origin: Origin) async -> Bool {
     let host = origin.description
-    guard contacted.contains(host), !cancelled else { return false }
+    guard let runner, runner.state.wasContacted(host), !cancelled else { return false }
     if outages[host] == nil {
-      admission.markDown(host: host)
+      runner.state.markDown(host: host)
       outages[host] = []
-      Task { await self.probe(origin) }
+      Task { await self.probe(origin, runner: runner) }
     }
     return await withCheckedContinuation { continuation in
       outages[host, default: []].append(continuation)
     }
   }
 
-  private func probe(_ origin: Origin) async {
+  private func probe(_ origin: Origin, runner: EntryRunner) async {
     let host = origin.description
     var delay = 0.25
-    let began = now
+    let began = runner.state.now
     var waited = false
     var reachable = false
     while !cancelled {
       reachable = await Task.detached {
         ConnectivityProbe.canConnect(host: origin.host, port: origin.port, timeout: 2)
       }.value
-      if reachable || now - began > options.outageLimit { break }
+      if reachable || runner.state.now - began > options.outageLimit { break }
       waited = true
       try? await Task.sleep(for: .seconds(delay))
       delay = min(delay * 2, 30)
     }
     let waiters = outages.removeValue(forKey: host) ?? []
-    admit(admission.markUp(host: host, now: now))
+    runner.dispatchAdmitted(runner.state.markUp(host: host))
     // Only a host that came back after a wait excuses the failed attempts; past the outage
     // limit (or on cancel) they count, so retries are spent and the run ends.
     let excused = waited && reachable && !cancelled
     for waiter in waiters { waiter.resume(returning: excused) }
-  }
-
-  // MARK: Progress
-
-  private func snapshot() -> ProgressSnapshot {
-    var inFlight: Int64 = 0
-    var present: Int64 = 0
-    let list = active.sorted { $0.key < $1.key }.map { _, value in
-      inFlight += value.1.moved
-      present += value.1.present
-      return ProgressSnapshot.Active(entry: value.0, bytes: value.1.present)
-    }
-    return ProgressSnapshot(
-      finished: tally.total, failed: tally.failed,
-      total: max(options.expectedTotal ?? 0, tally.total + active.count),
-      bytes: tally.bytes + inFlight,
-      expectedBytes: options.expectedBytes, active: list, elapsed: elapsed,
-      completedBytes: tally.completedBytes + present)
   }
 }

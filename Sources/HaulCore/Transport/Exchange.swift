@@ -1,11 +1,7 @@
 import Foundation
 
 /// Performs one request through a transport and follows its redirects by haul's own rules
-/// (`RedirectPolicy`), identically for every transport.
-///
-/// URL credentials (`user:password@`) become an `Authorization: Basic` header of the
-/// transfer's own, and the URL given to the transport never carries them. The transfer's own
-/// headers go only to its original origin: a hop to another scheme, host or port gets none.
+/// (`RedirectWalk`, `RedirectPolicy`), identically for every transport.
 public enum Exchange {
   /// Sends `request` and follows redirects; returns the final response.
   ///
@@ -15,31 +11,10 @@ public enum Exchange {
     _ request: TransferRequest, on transport: any Transport, sink: any ResponseSink,
     maxRedirects: Int = 10
   ) async throws(TransferError) -> TransferResponse {
-    let policy = RedirectPolicy(maxRedirects: maxRedirects)
-    let (originalURL, ownHeaders) = separateCredentials(request.url, headers: request.headers)
-    var hop = request
-    hop.url = originalURL
-    var hops = 0
+    var walk = RedirectWalk(request, maxRedirects: maxRedirects)
     while true {
-      // The first hop is the original URL; only a redirect needs the origins compared.
-      hop.headers = hops == 0 || Origin(hop.url) == Origin(originalURL) ? ownHeaders : []
-      let response = try await transport.perform(hop, sink: sink)
-      switch policy.decide(
-        head: response.head, current: hop.url, method: hop.method, isUpload: hop.body != nil,
-        hops: hops)
-      {
-      case .final:
-        return response
-      case .refuse(let reason):
-        throw TransferError(.redirectRefused, reason)
-      case .follow(let url, let method):
-        hops += 1
-        hop.url = url
-        if method != hop.method {
-          hop.method = method
-          hop.body = nil
-        }
-      }
+      let response = try await transport.perform(walk.hop, sink: sink)
+      guard try walk.follow(after: response) else { return response }
     }
   }
 

@@ -1,0 +1,21 @@
+import Foundation
+
+/// What one failed attempt left behind.
+struct AttemptFailure: Error, Sendable {
+  var error: TransferError
+  var retryAfter: Double?
+  /// Whether the server sent a response head before the failure (it was reachable).
+  var answered = false
+
+  /// The failure an HTTP error status means, with the server's `Retry-After`.
+  static func http(_ head: ResponseHead) -> AttemptFailure {
+    AttemptFailure(
+      error: TransferError(.http(head.status), "the server answered \(head.status)"),
+      retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()))
+  }
+}
+
+/// What a successful attempt produced.
+struct AttemptSuccess: Sendable {
+  var sha256: String?
+}

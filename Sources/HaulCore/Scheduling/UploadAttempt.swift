@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One attempt to upload an entry's file to one source, in the steps every path shares
+/// (see `DownloadAttempt`): `prepare` builds the request from the file as it is now, and
+/// `judge` reads the answer, where only the status matters.
+enum UploadAttempt {
+  /// The request for `base` (the entry's request to this source) with the file as its
+  /// body, and the sink that counts the bytes sent; fails when the file is not a readable
+  /// regular file.
+  static func prepare(
+    _ entry: ManifestEntry, base: TransferRequest, path: String, counter: ProgressCounter
+  ) -> Result<(TransferRequest, UploadSink), AttemptFailure> {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      return .failure(AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
+    }
+    var request = base
+    request.body = RequestBody(path: path, length: Int64(info.st_size))
+    return .success((request, UploadSink(progress: counter)))
+  }
+
+  /// How the exchange ended: a 2xx is success, anything else the attempt's failure.
+  static func judge(_ result: Result<TransferResponse, TransferError>) -> Result<
+    AttemptSuccess, AttemptFailure
+  > {
+    switch result {
+    case .failure(let error):
+      return .failure(AttemptFailure(error: error))
+    case .success(let response):
+      guard (200..<300).contains(response.head.status) else {
+        return .failure(AttemptFailure.http(response.head))
+      }
+      return .success(AttemptSuccess(sha256: nil))
+    }
+  }
+}
+
+/// Receives the answer to an upload: only its status matters; its body is discarded.
+final class UploadSink: ResponseSink, @unchecked Sendable {
+  let progress: ProgressCounter
+  private var reported: Int64 = 0
+
+  init(progress: ProgressCounter) { self.progress = progress }
+
+  func receive(head: ResponseHead) throws(TransferError) -> Bool { false }
+  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {}
+
+  func sent(totalBytes: Int64) {
+    progress.store(totalBytes)
+    if totalBytes > reported {
+      progress.add(moved: totalBytes - reported)
+      reported = totalBytes
+    }
+  }
+}

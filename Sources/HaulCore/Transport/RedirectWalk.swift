@@ -1,0 +1,51 @@
+import Foundation
+
+/// The hops of one exchange, as a value: the request to send now, and after each response
+/// whether a redirect is followed (and to what) by `RedirectPolicy`'s rules. `Exchange`
+/// drives it from a task; a transport's engine drives it on its own thread; both follow
+/// redirects the same way.
+///
+/// URL credentials (`user:password@`) become an `Authorization: Basic` header of the
+/// transfer's own, and the URL sent never carries them. The transfer's own headers go only
+/// to its original origin: a hop to another scheme, host or port gets none.
+package struct RedirectWalk: Sendable {
+  /// The request to send next.
+  package private(set) var hop: TransferRequest
+  /// How many redirects were followed so far.
+  package private(set) var hops = 0
+  private let policy: RedirectPolicy
+  private let originalURL: URL
+  private let ownHeaders: [HTTPField]
+
+  package init(_ request: TransferRequest, maxRedirects: Int = 10) {
+    policy = RedirectPolicy(maxRedirects: maxRedirects)
+    (originalURL, ownHeaders) = Exchange.separateCredentials(request.url, headers: request.headers)
+    hop = request
+    hop.url = originalURL
+    hop.headers = ownHeaders
+  }
+
+  /// Takes the answer to `hop`: returns `true` when `hop` now holds the redirect to send,
+  /// `false` when `response` is final. Throws `redirect_refused` for a redirect the policy
+  /// refuses.
+  package mutating func follow(after response: TransferResponse) throws(TransferError) -> Bool {
+    switch policy.decide(
+      head: response.head, current: hop.url, method: hop.method, isUpload: hop.body != nil,
+      hops: hops)
+    {
+    case .final:
+      return false
+    case .refuse(let reason):
+      throw TransferError(.redirectRefused, reason)
+    case .follow(let url, let method):
+      hops += 1
+      hop.url = url
+      if method != hop.method {
+        hop.method = method
+        hop.body = nil
+      }
+      hop.headers = Origin(url) == Origin(originalURL) ? ownHeaders : []
+      return true
+    }
+  }
+}
