@@ -26,7 +26,9 @@ final class CurlExchange: @unchecked Sendable {
 
   let request: TransferRequest
   let sink: any ResponseSink
+  /// Who waits for the result: a task suspended in `perform`, or a job the loop carries.
   var continuation: CheckedContinuation<Result<TransferResponse, TransferError>, Never>?
+  var job: (any TransportJob)?
 
   var phase = Phase.queued
   /// Set when a cancel command arrives before the exchange became active.
@@ -86,14 +88,17 @@ final class CurlExchange: @unchecked Sendable {
     bodyFile = -1
   }
 
-  /// Ends the exchange: releases its resources and resumes the waiting `perform`.
-  /// Called once, on the loop thread (or by `perform` if the loop is gone).
-  func complete(_ result: Result<TransferResponse, TransferError>) {
+  /// Ends the exchange: releases its resources and resumes the waiting `perform`, or
+  /// returns its job for the loop to tell. Called once, on the loop thread (or by
+  /// `perform` if the loop is gone).
+  func complete(_ result: Result<TransferResponse, TransferError>) -> (any TransportJob)? {
     phase = .finished
     releaseResources()
     let continuation = self.continuation
     self.continuation = nil
     continuation?.resume(returning: result)
+    defer { job = nil }
+    return job
   }
 
   /// Hands the completed head to the sink, recording whether it wants the body.

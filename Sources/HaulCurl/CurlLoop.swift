@@ -25,6 +25,7 @@ final class CurlLoop {
   /// Easy handles waiting for the next exchange; at most `maxIdleHandles` are kept.
   private var idleHandles: [CurlEasy] = []
   private let maxIdleHandles: Int
+  private let maxHeaderBytes: Int
   /// Exchanges inside libcurl, each with the retained reference libcurl holds as
   /// `CURLOPT_PRIVATE`. Looked up by identity on cancel; walked only at shutdown.
   private var active: [ObjectIdentifier: Unmanaged<CurlExchange>] = [:]
@@ -33,8 +34,9 @@ final class CurlLoop {
 
   init(
     multi: UnsafeMutableRawPointer, mailbox: CurlMailbox, settings: CurlSettings,
-    maxIdleHandles: Int, maxBytesPerSecond: Double?
+    maxIdleHandles: Int, maxHeaderBytes: Int, maxBytesPerSecond: Double?
   ) {
+    self.maxHeaderBytes = maxHeaderBytes
     rateLimiter = maxBytesPerSecond.flatMap { $0 > 0 ? CurlRateLimiter(bytesPerSecond: $0) : nil }
     self.multi = multi
     self.mailbox = mailbox
@@ -73,18 +75,51 @@ final class CurlLoop {
       case .active: finish(exchange, .stopped("the transfer was cancelled"))
       case .finished: break
       }
+    case .jobs(let jobs):
+      for job in jobs { step(job, job.begin()) }
+    case .cancelJobs:
+      for retained in Array(active.values) where retained.takeUnretainedValue().job != nil {
+        finish(retained.takeUnretainedValue(), .stopped("the transfer was cancelled"))
+      }
     case .shutdown(let waiter):
       shutdownWaiters.append(waiter)
     }
   }
 
+  /// Carries out what a job asked for next. A job's steps all run here, on the loop
+  /// thread: the exchange it asks for starts at once, and its end is told to the job
+  /// (`exchangeEnded`) in `complete`, which may ask for the next.
+  private func step(_ job: any TransportJob, _ next: JobStep) {
+    var next = next
+    while case .send(let request, let sink) = next {
+      do throws(TransferError) {
+        let exchange = try CurlExchange(
+          request: request, sink: sink, maxHeaderBytes: maxHeaderBytes)
+        exchange.job = job
+        start(exchange)
+        return
+      } catch {
+        next = job.exchangeEnded(.failure(error))
+      }
+    }
+  }
+
+  /// Ends `exchange` with `result`: resumes its task, or tells its job and takes its next
+  /// step.
+  private func complete(_ exchange: CurlExchange, _ result: Result<TransferResponse, TransferError>)
+  {
+    guard let job = exchange.complete(result) else { return }
+    step(job, job.exchangeEnded(result))
+  }
+
   private func start(_ exchange: CurlExchange) {
     if exchange.cancelRequested {
-      exchange.complete(.failure(TransferError(.cancelled, "the transfer was cancelled")))
+      complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
       return
     }
     guard let easy = idleHandles.popLast() ?? CurlEasy() else {
-      exchange.complete(.failure(TransferError(.connection, "libcurl could not create a handle")))
+      complete(
+        exchange, .failure(TransferError(.connection, "libcurl could not create a handle")))
       return
     }
     // The exchange enters libcurl here, once; `finish` takes this reference back.
@@ -137,7 +172,7 @@ final class CurlLoop {
     exchange.easy = nil
     recycle(easy, keepingOptions: exchange.leavesHandleReusable && exchange.isConfigured)
     retained.release()
-    exchange.complete(result)
+    complete(exchange, result)
   }
 
   /// Keeps a finished handle for the next exchange. A handle whose last transfer was HTTP/2
@@ -165,8 +200,9 @@ final class CurlLoop {
     for command in mailbox.close() {
       switch command {
       case .add(let exchange):
-        exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
-      case .cancel:
+        _ = exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
+      case .cancel, .jobs, .cancelJobs:
+        // No job is left by then: a run ends only after its last job did.
         break
       case .shutdown(let waiter):
         shutdownWaiters.append(waiter)

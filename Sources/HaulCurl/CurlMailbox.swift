@@ -1,4 +1,5 @@
 internal import CCurl
+import HaulCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,6 +28,10 @@ final class CurlMailbox: Sendable {
     case add(CurlExchange)
     /// Stop an exchange and finish it with `cancelled`.
     case cancel(CurlExchange)
+    /// Begin these jobs, each carried on the loop from start to end.
+    case jobs([any TransportJob])
+    /// Stop the exchanges of every job in flight.
+    case cancelJobs
     /// Finish everything, clean up, and end the thread; resumed when done.
     case shutdown(CheckedContinuation<Void, Never>)
   }

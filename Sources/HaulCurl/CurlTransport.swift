@@ -23,7 +23,7 @@ import Synchronization
 /// (`CURLOPT_PROXY` is empty), so every transfer goes straight to its server; a POST body
 /// is sent as `application/octet-stream` unless the request names a `Content-Type`; a
 /// single response header line over libcurl's 100 KiB limit fails with `protocol` too.
-public final class CurlTransport: Transport {
+public final class CurlTransport: Transport, EngineTransport {
   public var name: String { "curl" }
 
   private let mailbox: CurlMailbox
@@ -46,7 +46,7 @@ public final class CurlTransport: Transport {
     maxHeaderBytes = options.maxHeaderBytes
     let loop = CurlLoop(
       multi: multi, mailbox: mailbox, settings: settings,
-      maxIdleHandles: max(1, options.maxConnections),
+      maxIdleHandles: max(1, options.maxConnections), maxHeaderBytes: options.maxHeaderBytes,
       maxBytesPerSecond: options.maxBytesPerSecond)
     // The loop moves to its thread here; this thread keeps no reference to it.
     var handle = pthread_t()
@@ -66,13 +66,21 @@ public final class CurlTransport: Transport {
       await withCheckedContinuation { continuation in
         exchange.continuation = continuation
         if !mailbox.post(.add(exchange)) {
-          exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
+          _ = exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
         }
       }
     } onCancel: {
       _ = mailbox.post(.cancel(exchange))
     }
     return try result.get()
+  }
+
+  package func start(_ jobs: [any TransportJob]) {
+    _ = mailbox.post(.jobs(jobs))
+  }
+
+  package func cancelJobs() {
+    _ = mailbox.post(.cancelJobs)
   }
 
   public func shutdown() async {
