@@ -123,26 +123,29 @@ public struct AdmissionState: Sendable {
     var started: [Int] = []
     while running < limit, let candidate = candidates.first {
       candidates.pop()
-      guard var queue = queues[candidate.host], let next = queue.first else { continue }
+      guard let next = queues[candidate.host]?.first else { continue }
       guard next.arrival == candidate.arrival else {
         // A withdrawn transfer was first: list the host again with its current first.
         candidates.push(Candidate(arrival: next.arrival, host: candidate.host))
         continue
       }
       guard hasRoom(for: candidate.host, now: now) else {
-        queue.listed = false
-        queues[candidate.host] = queue
+        queues[candidate.host]?.listed = false
         continue
       }
       admit(candidate.host)
       started.append(next.id)
-      queue.removeFirst()
       waitingCount -= 1
-      if let following = queue.first {
+      // Mutated in place: a copy of the queue would copy every waiting transfer's item.
+      let following: (arrival: Int, id: Int)? = {
+        guard var queue = queues.removeValue(forKey: candidate.host) else { return nil }
+        queue.removeFirst()
+        let first = queue.first
+        if first != nil { queues[candidate.host] = queue }
+        return first
+      }()
+      if let following {
         candidates.push(Candidate(arrival: following.arrival, host: candidate.host))
-        queues[candidate.host] = queue
-      } else {
-        queues[candidate.host] = nil
       }
     }
     return started
@@ -150,9 +153,8 @@ public struct AdmissionState: Sendable {
 
   /// Puts `host` among the candidates if it has waiting transfers and is not listed yet.
   private mutating func list(_ host: String) {
-    guard var queue = queues[host], !queue.listed, let first = queue.first else { return }
-    queue.listed = true
-    queues[host] = queue
+    guard let queue = queues[host], !queue.listed, let first = queue.first else { return }
+    queues[host]?.listed = true
     candidates.push(Candidate(arrival: first.arrival, host: host))
   }
 
