@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// One accepted connection of the `FaultServer`: blocking reads and writes on its socket.
 /// Confined to the connection's thread.
@@ -70,18 +71,7 @@ final class FaultConnection {
 
   /// Sends all of `bytes`; `false` when the peer is gone.
   func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard var pointer = bytes.baseAddress else { return true }
-    var remaining = bytes.count
-    while remaining > 0 {
-      let n = Glibc.send(fd, pointer, remaining, Int32(MSG_NOSIGNAL))
-      if n < 0 {
-        if errno == EINTR { continue }
-        return false
-      }
-      pointer += n
-      remaining -= n
-    }
-    return true
+    writeAll(bytes) { base, count in Glibc.send(fd, base, count, Int32(MSG_NOSIGNAL)) }
   }
 
   /// Sends `text` as UTF-8; `false` when the peer is gone.

@@ -11,20 +11,3 @@ public struct FixtureError: Error, CustomStringConvertible, Sendable {
 func errnoText(_ code: Int32 = errno) -> String {
   String(cString: strerror(code))
 }
-
-/// Writes all of `bytes` to `fd`, retrying on short writes and `EINTR`. Returns `false` on
-/// any other failure (with `errno` set).
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-  guard var pointer = bytes.baseAddress else { return true }
-  var remaining = bytes.count
-  while remaining > 0 {
-    let written = write(fd, pointer, remaining)
-    if written < 0 {
-      if errno == EINTR { continue }
-      return false
-    }
-    pointer += written
-    remaining -= written
-  }
-  return true
-}

@@ -74,7 +74,7 @@ public final class FailedEntries: @unchecked Sendable {
         return
       }
     }
-    guard pending.withUnsafeBytes({ OutputFile.writeAll(spool, $0) }) else {
+    guard pending.withUnsafeBytes({ writeAll(spool, $0) }) else {
       // The spool may now end in part of `pending`; `spooled` still marks what is valid.
       spoolFailed = true
       return

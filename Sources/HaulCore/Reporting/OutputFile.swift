@@ -24,20 +24,17 @@ struct OutputFile {
 
   /// Appends `text`'s UTF-8 bytes.
   func write(_ text: String) throws(ReportFileError) {
-    var text = text
-    let ok = text.withUTF8 { OutputFile.writeAll(descriptor, UnsafeRawBufferPointer($0)) }
-    guard ok else { throw abandon() }
+    guard writeAll(descriptor, text) else { throw abandon() }
   }
 
   /// Appends `bytes`.
   func write(_ bytes: UnsafeRawBufferPointer) throws(ReportFileError) {
-    guard OutputFile.writeAll(descriptor, bytes) else { throw abandon() }
+    guard writeAll(descriptor, bytes) else { throw abandon() }
   }
 
   /// Appends `bytes`.
   func write(_ bytes: [UInt8]) throws(ReportFileError) {
-    let ok = bytes.withUnsafeBytes { OutputFile.writeAll(descriptor, $0) }
-    guard ok else { throw abandon() }
+    guard bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) else { throw abandon() }
   }
 
   /// Closes the file and puts it in place.
@@ -61,25 +58,4 @@ struct OutputFile {
     unlink(partialPath)
     return error
   }
-
-  /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on error.
-  static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard var base = bytes.baseAddress else { return true }
-    var remaining = bytes.count
-    while remaining > 0 {
-      let written = systemWrite(fd, base, remaining)
-      if written < 0 {
-        if errno == EINTR { continue }
-        return false
-      }
-      base += written
-      remaining -= written
-    }
-    return true
-  }
-}
-
-/// `write(2)`, named apart from `OutputFile.write` so that the methods can reach it.
-private func systemWrite(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
-  write(fd, base, count)
 }

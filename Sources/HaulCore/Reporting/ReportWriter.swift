@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-/// Writes the `--report` file (SPEC.md, "Report and events") without holding the transfers
+/// Writes the `--report` file (docs/manual.md, "Report") without holding the transfers
 /// in memory.
 ///
 /// Each finished entry's object is appended to an anonymous spool file (created in the
@@ -47,7 +47,7 @@ public final class ReportWriter: @unchecked Sendable {
 
   /// Writes the gathered entries to the spool.
   private func flush() throws(ReportFileError) {
-    let ok = pending.withUnsafeBytes { OutputFile.writeAll(spool, $0) }
+    let ok = pending.withUnsafeBytes { writeAll(spool, $0) }
     pending.removeAll(keepingCapacity: true)
     guard ok else { throw .fromErrno(path) }
   }

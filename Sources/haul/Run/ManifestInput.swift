@@ -2,8 +2,8 @@ import Glibc
 import HaulCore
 
 /// The manifest a command reads: a file as given, or standard input spooled to a temporary
-/// file first (SPEC.md: a manifest is checked in full before any transfer starts, so it must
-/// be read twice).
+/// file first (a manifest is checked in full before any transfer starts, so it must be read
+/// twice: docs/manual.md, "Manifest").
 ///
 /// The spool is created in `$TMPDIR` (else `/tmp`) and unlinked at once; it is read through
 /// `/dev/fd/N`, which on Linux opens the still-open file afresh. Nothing is left behind, even
@@ -58,16 +58,10 @@ final class ManifestInput {
           reason: "cannot read standard input: \(ProcessEnvironment.errorText())")
       }
       if got == 0 { return }
-      var offset = 0
-      while offset < got {
-        let written = write(fd, buffer.baseAddress! + offset, got - offset)
-        if written < 0, errno == EINTR { continue }
-        guard written > 0 else {
-          throw ManifestError(
-            manifest: "-", line: 0,
-            reason: "cannot spool standard input: \(ProcessEnvironment.errorText())")
-        }
-        offset += written
+      guard writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<got])) else {
+        throw ManifestError(
+          manifest: "-", line: 0,
+          reason: "cannot spool standard input: \(ProcessEnvironment.errorText())")
       }
     }
   }
