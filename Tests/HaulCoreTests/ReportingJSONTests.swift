@@ -112,4 +112,19 @@ struct ReportingJSONTests {
   func urls_lose_their_userinfo(input: String, expected: String) {
     #expect(RedactedURL.string(input) == expected)
   }
+
+  @Test(arguments: [
+    ("https://user:pw@example.com/a", "https://example.com/a"),
+    ("http://user@[::1]:8080/a%20b?q=1", "http://[::1]:8080/a%20b?q=1"),
+    ("https://example.com/plain", "https://example.com/plain"),
+  ])
+  func a_parsed_url_loses_its_userinfo_the_same_way(input: String, expected: String) throws {
+    let url = try #require(URL(string: input))
+    #expect(RedactedURL.string(url) == expected)
+    #expect(Exchange.redacted(url) == expected)
+  }
+
+  @Test func an_outcome_built_with_userinfo_keeps_none() {
+    #expect(sampleOutcome.url == "https://example.com/a.bin?x=1")
+  }
 }

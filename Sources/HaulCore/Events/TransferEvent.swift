@@ -38,7 +38,7 @@ public struct EntryOutcome: Sendable, Hashable {
   public var line: Int
   /// The manifest line, verbatim (for `--failed`).
   public var text: String
-  /// The first source's URL without userinfo.
+  /// The first source's URL without userinfo (the initializer removes any).
   public var url: String
   public var path: String
   public var operation: ManifestEntry.Operation
@@ -59,7 +59,7 @@ public struct EntryOutcome: Sendable, Hashable {
   ) {
     self.line = line
     self.text = text
-    self.url = url
+    self.url = RedactedURL.string(url)
     self.path = path
     self.operation = operation
     self.status = status

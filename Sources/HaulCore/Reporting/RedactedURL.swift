@@ -1,8 +1,17 @@
+import Foundation
+
 /// URLs as haul prints them: without userinfo (`user:password@`), which may hold a secret.
 ///
-/// Works on the text, so that it also applies to URLs that `Foundation.URL` would not parse.
-/// Query strings are kept: SPEC.md does not treat them as secrets.
+/// The one redactor: reports, events, error messages, shard hashes and resume states all take
+/// their URL text from it. Works on the text, so that it also applies to URLs that
+/// `Foundation.URL` would not parse. Query strings are kept: they are not treated as secrets
+/// (docs/behaviour.md, "Secrets").
 public enum RedactedURL {
+  /// `url`'s text with any `user[:password]@` removed from its authority.
+  public static func string(_ url: URL) -> String {
+    string(url.absoluteString)
+  }
+
   /// `url` with any `user[:password]@` removed from its authority.
   public static func string(_ url: String) -> String {
     let bytes = url.utf8

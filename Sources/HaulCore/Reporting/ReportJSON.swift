@@ -1,4 +1,4 @@
-/// The JSON text of the report's parts and of the events (SPEC.md, "Report and events").
+/// The JSON text of the report's parts and of the events (docs/manual.md, "Report", "Events").
 ///
 /// Field names and order are the contract; values carry no secrets: URLs lose their userinfo
 /// here even if a caller forgot, and error messages are `TransferError`'s, which never hold one.
@@ -93,7 +93,7 @@ public enum ReportJSON {
 
   private static func addTransferFields(_ outcome: EntryOutcome, to object: inout JSONObject) {
     object.add("line", outcome.line)
-    object.add("url", RedactedURL.string(outcome.url))
+    object.add("url", outcome.url)
     object.add("path", outcome.path)
     object.add("op", outcome.operation.rawValue)
     object.add("status", outcome.status.rawValue)

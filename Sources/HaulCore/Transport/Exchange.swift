@@ -34,13 +34,9 @@ public enum Exchange {
     return (bare, headers + [HTTPField("Authorization", "Basic \(token)")])
   }
 
-  /// `url` as text without userinfo, for reports, events and messages.
-  public static func redacted(_ url: URL) -> String {
-    guard url.user != nil || url.password != nil,
-      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-    else { return url.absoluteString }
-    components.user = nil
-    components.password = nil
-    return components.string ?? url.absoluteString
+  /// `url` as text without userinfo, for reports, events and messages: the same as
+  /// `RedactedURL.string(_:)`, which it forwards to (the scheduler's call sites move to it).
+  package static func redacted(_ url: URL) -> String {
+    RedactedURL.string(url)
   }
 }
