@@ -41,20 +41,17 @@ enum FileCheck {
     }
   }
 
-  /// The SHA-256 of the file at `path`, read in 1 MiB pieces.
+  /// The SHA-256 of the file at `path`, read through the library's one file hasher
+  /// (`LocalDownload.hash`, the one a resume uses to re-hash a partial file).
   static func digest(_ path: String) -> Result<String, Problem> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return .failure(.unreadable(ProcessEnvironment.errorText())) }
     defer { close(fd) }
     let hasher = SHA256()
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-    defer { buffer.deallocate() }
-    while true {
-      let got = read(fd, buffer.baseAddress, buffer.count)
-      if got < 0, errno == EINTR { continue }
-      guard got >= 0 else { return .failure(.unreadable(ProcessEnvironment.errorText())) }
-      if got == 0 { break }
-      hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+    do throws(TransferError) {
+      _ = try LocalDownload.hash(fd: fd, upTo: nil, into: hasher)
+    } catch {
+      return .failure(.unreadable(error.message))
     }
     return .success(hasher.finalize())
   }
