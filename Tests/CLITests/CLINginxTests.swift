@@ -52,7 +52,7 @@ struct CLINginxTests {
       #expect(verified.status == 0, "\(verified.stderr)")
       #expect(verified.stderr.contains("4 files checked: 4 ok, 0 bad (2 uploads not checked)"))
 
-      // A rerun fetches no download again; uploads are always sent (SPEC).
+      // A rerun fetches no download again; uploads are always sent (docs/behaviour.md, "Skip").
       let gets = nginx.accessLog().filter { $0.method == "GET" }.count
       let second = try await HaulBinary.run(arguments, in: directory)
       #expect(second.status == 0, "\(second.stderr)")

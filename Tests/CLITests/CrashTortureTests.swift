@@ -3,7 +3,7 @@ import HaulCore
 import HaulTestSupport
 import Testing
 
-/// SPEC "Crash-safe": `kill -9` at any moment loses at most the bytes not yet written, and the
+/// docs/behaviour.md, "Crash safety": `kill -9` at any moment loses at most the bytes not yet written, and the
 /// next run resumes from exactly what is on disk, never from a state that points past it.
 ///
 /// A large file is served slowly; haul is killed once the server has sent K bytes of it, for

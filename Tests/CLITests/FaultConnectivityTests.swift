@@ -3,7 +3,7 @@ import HaulCore
 import HaulTestSupport
 import Testing
 
-/// SPEC "Waits for connectivity": a server that goes away mid-run and comes back costs no
+/// docs/behaviour.md, "Waiting for connectivity": a server that goes away mid-run and comes back costs no
 /// entry its retries.
 @Suite("Faults survived: the server goes down mid-run and comes back")
 struct FaultConnectivityTests {

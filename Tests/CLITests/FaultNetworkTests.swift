@@ -163,7 +163,7 @@ struct FaultNetworkTests {
   @Test(arguments: transports)
   func a_one_byte_per_second_drip_is_slow_not_stalled(transport: String) async throws {
     defer { cleanUp() }
-    // SPEC: a transfer fails when no byte moves for --timeout; a byte a second keeps moving.
+    // docs/behaviour.md, "Stalls": a transfer fails when no byte moves for --timeout; a byte a second keeps moving.
     let lines = [try dataLine(server, "drip", size: 4, seed: 7, options: ["drip": "1"])]
     try writeManifest(lines, in: directory)
 

@@ -1,4 +1,4 @@
-/// Turns the scheduler's events into `--events` JSON Lines (SPEC.md, "Report and events").
+/// Turns the scheduler's events into `--events` JSON Lines (docs/manual.md, "Events").
 ///
 /// A `progress` snapshot becomes one `progress` line per entry in flight, at most one per
 /// entry every `progressInterval` seconds and only when its byte count moved, so a consumer

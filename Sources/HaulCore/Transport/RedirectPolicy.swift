@@ -1,7 +1,7 @@
 import Foundation
 
 /// Decides whether haul follows one redirect, and how: the same rules for every transport
-/// (SPEC.md, "Safe by default").
+/// (docs/behaviour.md, "Redirects").
 ///
 /// - Only `http`/`https` targets; an `https` hop is never followed to `http`.
 /// - At most `maxRedirects` hops; the next one is refused (this also ends loops).

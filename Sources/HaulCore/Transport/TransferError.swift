@@ -13,7 +13,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
 
   public var description: String { "\(code.rawValue): \(message)" }
 
-  /// A stable error code, as listed in SPEC.md's report section.
+  /// A stable error code, as listed in docs/manual.md, "Error codes".
   public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -1,4 +1,4 @@
-/// haul's exit statuses (SPEC.md, "Command line").
+/// haul's exit statuses (docs/manual.md, "Exit status").
 enum ExitCode: Int32 {
   /// Every transfer succeeded or was already complete (`verify`: every file matches).
   case ok = 0

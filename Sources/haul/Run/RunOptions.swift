@@ -7,7 +7,7 @@ enum TransportChoice: String, CaseIterable, Sendable {
   case urlsession
 }
 
-/// `haul run`'s options, typed and checked (SPEC.md, "Command line").
+/// `haul run`'s options, typed and checked (docs/manual.md, "Options of haul run").
 struct RunOptions: Sendable {
   var manifest: String
   var output = "."
