@@ -16,24 +16,42 @@ final class ScriptedTransport: Transport {
 
   let name = "scripted"
   let script: @Sendable (TransferRequest, Int) -> Answer
-  private let state = Mutex<(requests: [TransferRequest], inFlight: Int, maxInFlight: Int)>(
-    ([], 0, 0))
+  private struct State {
+    var requests: [TransferRequest] = []
+    var inFlight = 0
+    var maxInFlight = 0
+    var inFlightPerHost: [String: Int] = [:]
+    var maxInFlightPerHost: [String: Int] = [:]
+  }
+  private let state = Mutex(State())
 
   init(_ script: @escaping @Sendable (TransferRequest, Int) -> Answer) { self.script = script }
 
   var requests: [TransferRequest] { state.withLock { $0.requests } }
+  /// The most requests that were in flight at once, over every host.
   var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+  /// The most requests that were in flight at once to each host.
+  var maxInFlightPerHost: [String: Int] { state.withLock { $0.maxInFlightPerHost } }
 
   func perform(_ request: TransferRequest, sink: any ResponseSink) async throws(TransferError)
     -> TransferResponse
   {
+    let host = request.url.host ?? ""
     let number = state.withLock { state in
       state.requests.append(request)
       state.inFlight += 1
       state.maxInFlight = max(state.maxInFlight, state.inFlight)
+      state.inFlightPerHost[host, default: 0] += 1
+      state.maxInFlightPerHost[host] = max(
+        state.maxInFlightPerHost[host] ?? 0, state.inFlightPerHost[host] ?? 0)
       return state.requests.count
     }
-    defer { state.withLock { $0.inFlight -= 1 } }
+    defer {
+      state.withLock { state in
+        state.inFlight -= 1
+        state.inFlightPerHost[host, default: 1] -= 1
+      }
+    }
     try? await Task.sleep(for: .milliseconds(2))
     let answer = script(request, number)
     if let error = answer.error, answer.body.isEmpty { throw error }
@@ -74,10 +92,12 @@ final class SchedulerTests {
   deinit { try? FileManager.default.removeItem(atPath: directory) }
 
   func entry(
-    _ line: Int, _ name: String, mirrors: [String] = [], size: Int64? = nil, sha256: String? = nil
+    _ line: Int, _ name: String, host: String = "h", mirrors: [String] = [], size: Int64? = nil,
+    sha256: String? = nil
   ) -> ManifestEntry {
-    ManifestEntry(
-      line: line, text: "{\"url\":\"http://h/\(name)\"}", url: URL(string: "http://h/\(name)")!,
+    let url = "http://\(host)/\(name)"
+    return ManifestEntry(
+      line: line, text: "{\"url\":\"\(url)\"}", url: URL(string: url)!,
       mirrors: mirrors.map { URL(string: $0)! }, path: name, size: size, sha256: sha256)
   }
 
@@ -214,13 +234,30 @@ final class SchedulerTests {
     #expect(contents("a") == body)
   }
 
-  @Test func concurrency_and_per_host_limits_hold() async {
+  @Test func the_global_limit_holds_across_hosts() async {
+    // Given four hosts whose per-host limits add up to 8, and a global limit of 3,
+    let transport = ScriptedTransport { _, _ in .init(status: 200, body: [1]) }
+    let entries = (1...40).map { entry($0, "f\($0)", host: "h\($0 % 4)") }
+    // when the run has more waiting entries than either limit,
+    let (_, outcomes) = await run(transport, entries, concurrency: 3, perHost: 2)
+    // then every entry completes, and the global limit, not the hosts', caps what is in flight.
+    #expect(outcomes.count == 40)
+    #expect(outcomes.values.allSatisfy { $0.status == .ok })
+    #expect(transport.maxInFlight == 3)
+    #expect(transport.maxInFlightPerHost.count == 4)
+    #expect(transport.maxInFlightPerHost.values.allSatisfy { $0 <= 2 })
+  }
+
+  @Test func the_per_host_limit_holds_below_the_global_one() async {
+    // Given one host with a limit of 2 under a global limit of 8,
     let transport = ScriptedTransport { _, _ in .init(status: 200, body: [1]) }
     let entries = (1...40).map { entry($0, "f\($0)") }
-    let (_, outcomes) = await run(transport, entries, concurrency: 3, perHost: 2)
-    #expect(outcomes.values.allSatisfy { $0.status == .ok })
+    // when the run has 40 entries for it,
+    let (_, outcomes) = await run(transport, entries, concurrency: 8, perHost: 2)
+    // then every entry completes with at most 2 in flight.
     #expect(outcomes.count == 40)
-    #expect(transport.maxInFlight <= 2)
+    #expect(outcomes.values.allSatisfy { $0.status == .ok })
+    #expect(transport.maxInFlight == 2)
   }
 
   @Test func a_changed_validator_restarts_from_zero() async {
