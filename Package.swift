@@ -23,8 +23,10 @@ let package = Package(
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
     .target(name: "HaulURLSession", dependencies: ["HaulCore"]),
 
-    // The command-line tool: argument tables, progress display, report files.
-    .executableTarget(name: "haul", dependencies: ["HaulCore", "HaulCurl", "HaulURLSession"]),
+    // The command-line tool: argument tables, progress display, report files. It reads the
+    // libcurl and OpenSSL versions for `--version` straight from the system libraries.
+    .executableTarget(
+      name: "haul", dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "CCurl", "CCrypto"]),
 
     // Test doubles and fixtures: fault-injecting server, nginx, fake transport.
     .target(name: "HaulTestSupport", dependencies: ["HaulCore"]),

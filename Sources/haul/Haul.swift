@@ -11,7 +11,20 @@ enum Haul {
       Console.output(HelpText.overview(Commands.all))
       return .ok
     case "--version", "version":
-      Console.output("haul \(Version.current)\n")
+      Console.output(Version.text)
+      return .ok
+    case "--generate-man":
+      // Hidden: writes haul.1 for `make install`.
+      guard arguments.count == 1 else { return fail(UsageError("--generate-man takes nothing")) }
+      Console.output(ManPage.roff(Commands.all))
+      return .ok
+    case "--generate-completion":
+      // Hidden: writes a completion script for `make install`.
+      guard arguments.count == 2, let shell = ShellCompletion.Shell(rawValue: arguments[1]) else {
+        let shells = ShellCompletion.Shell.allCases.map(\.rawValue).joined(separator: " or ")
+        return fail(UsageError("--generate-completion needs \(shells)"))
+      }
+      Console.output(ShellCompletion.script(for: shell, Commands.all))
       return .ok
     case "help":
       guard arguments.count > 1 else {

@@ -43,11 +43,15 @@ struct CLIUsageTests {
     #expect(result.stdout.contains("-o, --output DIR"))
   }
 
-  @Test func version_is_printed() async throws {
+  @Test func version_names_haul_and_the_libcurl_and_openssl_it_runs_on() async throws {
     defer { directory.remove() }
     let result = try await HaulBinary.run(["--version"], in: directory)
     #expect(result.status == 0)
-    #expect(result.stdout.hasPrefix("haul "))
+    let lines = result.stdout.split(separator: "\n")
+    try #require(lines.count == 3)
+    #expect(lines[0].hasPrefix("haul 0."))
+    #expect(lines[1].hasPrefix("libcurl ") && lines[1].contains("OpenSSL/"))
+    #expect(lines[2].hasPrefix("OpenSSL "))
   }
 
   @Test(arguments: [

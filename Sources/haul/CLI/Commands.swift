@@ -35,7 +35,8 @@ enum Commands {
       perHost,
       OptionSpec(
         "transport", value: "NAME", default: "curl",
-        help: "which transport runs the transfers: curl or urlsession"),
+        choices: TransportChoice.allCases.map(\.rawValue),
+        help: "which transport runs the transfers"),
       retries,
       OptionSpec(
         "segments", value: "N", default: "1",
@@ -67,10 +68,12 @@ enum Commands {
     epilogue: [
       """
       SIZE and RATE take K, M, G as binary multiples (8M = 8 MiB).
+      """,
+      """
       Exit status: 0 all transfers ok or already complete, 1 some failed, 2 usage or
       manifest error (nothing transferred), 130 interrupted (SIGINT/SIGTERM; partial files
       are kept and the next run resumes them).
-      """
+      """,
     ])
 
   static let verify = CommandSpec(
@@ -133,8 +136,10 @@ enum Commands {
       Runs use the library in this process (a new transport per run), so CPU and peak RSS
       are the process's: peak RSS is restarted before each run where Linux allows it.
       Benchmark a local server: every run moves the whole manifest again.
-      Exit status: 0 every run succeeded, 1 some transfer failed, 2 usage or manifest error.
+      """,
       """
+      Exit status: 0 every run succeeded, 1 some transfer failed, 2 usage or manifest error.
+      """,
     ])
 
   static let all = [run, verify, bench]

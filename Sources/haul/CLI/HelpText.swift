@@ -32,9 +32,7 @@ enum HelpText {
     let width = command.options.map(\.synopsis.count).max() ?? 0
     let indent = String(repeating: " ", count: width + 4)
     for option in command.options {
-      var text = option.help
-      if let value = option.defaultValue { text += " (default: \(value))" }
-      let wrapped = wrap(text, width: max(30, lineWidth - indent.count))
+      let wrapped = wrap(option.fullHelp, width: max(30, lineWidth - indent.count))
       lines.append("  " + pad(option.synopsis, width) + "  " + wrapped[0])
       lines += wrapped.dropFirst().map { indent + $0 }
     }
@@ -63,9 +61,4 @@ enum HelpText {
   private static func pad(_ text: String, _ width: Int) -> String {
     text + String(repeating: " ", count: max(0, width - text.count))
   }
-}
-
-/// haul's version, as `haul --version` prints it.
-enum Version {
-  static let current = "0.1.0"
 }

@@ -13,10 +13,14 @@ struct OptionSpec: Sendable {
   var help: String
   /// The default as help shows it, if any.
   var defaultValue: String?
+  /// The only values the option accepts, when they are a fixed list (`curl`, `urlsession`);
+  /// the shell completions offer them.
+  var choices: [String]
 
   init(
     _ long: String, short: Character? = nil, value valueName: String? = nil,
-    repeatable: Bool = false, default defaultValue: String? = nil, help: String
+    repeatable: Bool = false, default defaultValue: String? = nil, choices: [String] = [],
+    help: String
   ) {
     self.long = long
     self.short = short
@@ -24,9 +28,19 @@ struct OptionSpec: Sendable {
     self.repeatable = repeatable
     self.help = help
     self.defaultValue = defaultValue
+    self.choices = choices
   }
 
   var takesValue: Bool { valueName != nil }
+
+  /// The help line with the accepted values and the default: what `--help` and the manual
+  /// page show beside the spelling.
+  var fullHelp: String {
+    var text = help
+    if !choices.isEmpty { text += ": " + choices.joined(separator: " or ") }
+    if let defaultValue { text += " (default: \(defaultValue))" }
+    return text
+  }
 
   /// How help shows the option's spelling: `-j, --concurrency N`.
   var synopsis: String {
