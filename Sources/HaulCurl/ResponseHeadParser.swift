@@ -6,6 +6,10 @@ import HaulCore
 /// A status line starts a new response, so interim `1xx` responses (`100 Continue`) are
 /// dropped; the blank line ending a final response completes the head. Every byte of every
 /// line counts against `maxBytes`, so a server cannot grow the block without bound.
+///
+/// Only the fields haul reads (`ResponseHead.fieldsRead`) are kept: a name is compared as
+/// bytes before any `String` is made, so the other lines of a head cost a scan and no
+/// allocation.
 struct ResponseHeadParser {
   /// What one line did to the head being built.
   enum Step: Equatable {
@@ -25,6 +29,11 @@ struct ResponseHeadParser {
   private(set) var totalBytes = 0
   private(set) var status: Int?
   private(set) var fields: [HTTPField] = []
+  /// Whether the last field line was kept (a folded continuation line belongs to it).
+  private var keptLast = false
+
+  /// `ResponseHead.fieldsRead` as bytes, for comparing names without making strings.
+  private static let keptNames: [[UInt8]] = ResponseHead.fieldsRead.map { Array($0.utf8) }
 
   init(maxBytes: Int) {
     self.maxBytes = maxBytes
@@ -51,14 +60,17 @@ struct ResponseHeadParser {
     }
     if let first = content.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
       // An obsolete folded continuation of the previous field's value.
-      if !fields.isEmpty {
+      if keptLast, !fields.isEmpty {
         let more = Self.text(Self.trimmed(content))
         fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? more : " " + more
       }
       return .needMore
     }
     guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
-    let name = Self.text(Self.trimmed(content[..<colon]))
+    let nameBytes = Self.trimmed(content[..<colon])
+    keptLast = Self.isKept(nameBytes)
+    guard keptLast else { return .needMore }
+    let name = Self.text(nameBytes)
     let value = Self.text(Self.trimmed(content[(colon + 1)...]))
     fields.append(HTTPField(name, value))
     return .needMore
@@ -74,6 +86,27 @@ struct ResponseHeadParser {
     while start < end, isWhitespace(bytes[start]) { start += 1 }
     while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
     return bytes[start..<end]
+  }
+
+  /// Whether `name` is one of `keptNames`, ASCII case ignored.
+  private static func isKept(_ name: Slice<UnsafeRawBufferPointer>) -> Bool {
+    guard let base = name.base.baseAddress else { return false }
+    let bytes = base.assumingMemoryBound(to: UInt8.self) + name.startIndex
+    let count = name.count
+    for kept in keptNames where kept.count == count {
+      let matches = kept.withUnsafeBufferPointer { wanted in
+        var index = 0
+        while index < count {
+          let byte = bytes[index]
+          let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+          guard lower == wanted[index] else { return false }
+          index += 1
+        }
+        return true
+      }
+      if matches { return true }
+    }
+    return false
   }
 
   private static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -4,7 +4,7 @@ import Testing
 @Suite("Admission: global and per-host limits, politeness, outages")
 struct AdmissionStateTests {
   @Test func admits_up_to_the_global_limit_then_queues() {
-    var state = AdmissionState(limit: 2, perHost: 8)
+    var state = AdmissionState<String>(limit: 2, perHost: 8)
     #expect(state.request(id: 1, host: "a", now: 0) == true)
     #expect(state.request(id: 2, host: "b", now: 0) == true)
     #expect(state.request(id: 3, host: "c", now: 0) == false)
@@ -14,7 +14,7 @@ struct AdmissionStateTests {
   }
 
   @Test func a_busy_host_does_not_block_others() {
-    var state = AdmissionState(limit: 4, perHost: 1)
+    var state = AdmissionState<String>(limit: 4, perHost: 1)
     #expect(state.request(id: 1, host: "a", now: 0) == true)
     #expect(state.request(id: 2, host: "a", now: 0) == false)
     #expect(state.request(id: 3, host: "b", now: 0) == true)
@@ -25,7 +25,7 @@ struct AdmissionStateTests {
   }
 
   @Test func waiters_of_one_host_keep_their_order() {
-    var state = AdmissionState(limit: 1, perHost: 1)
+    var state = AdmissionState<String>(limit: 1, perHost: 1)
     #expect(state.request(id: 1, host: "a", now: 0) == true)
     #expect(state.request(id: 2, host: "a", now: 0) == false)
     #expect(state.request(id: 3, host: "a", now: 0) == false)
@@ -36,7 +36,7 @@ struct AdmissionStateTests {
   }
 
   @Test func a_withdrawn_waiter_is_never_admitted() {
-    var state = AdmissionState(limit: 1, perHost: 1)
+    var state = AdmissionState<String>(limit: 1, perHost: 1)
     #expect(state.request(id: 1, host: "a", now: 0) == true)
     #expect(state.request(id: 2, host: "a", now: 0) == false)
     #expect(state.withdraw(id: 2) == true)
@@ -45,7 +45,7 @@ struct AdmissionStateTests {
   }
 
   @Test func a_throttle_halves_the_host_limit_and_holds_it_until_retry_after() {
-    var state = AdmissionState(limit: 16, perHost: 8)
+    var state = AdmissionState<String>(limit: 16, perHost: 8)
     for id in 1...8 { #expect(state.request(id: id, host: "a", now: 0) == true) }
     state.throttled(host: "a", retryAfter: 5, now: 1)
     #expect(state.limit(for: "a") == 4)
@@ -58,7 +58,7 @@ struct AdmissionStateTests {
   }
 
   @Test func the_limit_grows_back_by_one_per_quiet_interval_up_to_the_ceiling() {
-    var state = AdmissionState(limit: 16, perHost: 8)
+    var state = AdmissionState<String>(limit: 16, perHost: 8)
     state.throttled(host: "a", retryAfter: nil, now: 0)
     state.throttled(host: "a", retryAfter: nil, now: 0)
     #expect(state.limit(for: "a") == 2)
@@ -71,13 +71,13 @@ struct AdmissionStateTests {
   }
 
   @Test func the_limit_never_falls_below_one() {
-    var state = AdmissionState(limit: 16, perHost: 2)
+    var state = AdmissionState<String>(limit: 16, perHost: 2)
     for _ in 1...5 { state.throttled(host: "a", retryAfter: nil, now: 0) }
     #expect(state.limit(for: "a") == 1)
   }
 
   @Test func a_down_host_gets_nothing_until_it_is_up() {
-    var state = AdmissionState(limit: 4, perHost: 4)
+    var state = AdmissionState<String>(limit: 4, perHost: 4)
     state.markDown(host: "a")
     #expect(state.request(id: 1, host: "a", now: 0) == false)
     #expect(state.request(id: 2, host: "b", now: 0) == true)
@@ -85,7 +85,7 @@ struct AdmissionStateTests {
   }
 
   @Test func a_long_queue_behind_a_full_host_leaves_others_their_slots() {
-    var state = AdmissionState(limit: 16, perHost: 4)
+    var state = AdmissionState<String>(limit: 16, perHost: 4)
     for id in 1...1000 { _ = state.request(id: id, host: "slow", now: 0) }
     #expect(state.runningPerHost == ["slow": 4])
     #expect(state.waitingCount == 996)
@@ -98,7 +98,7 @@ struct AdmissionStateTests {
   }
 
   @Test func the_oldest_waiter_among_hosts_with_room_goes_first() {
-    var state = AdmissionState(limit: 2, perHost: 2)
+    var state = AdmissionState<String>(limit: 2, perHost: 2)
     #expect(state.request(id: 1, host: "a", now: 0) == true)
     #expect(state.request(id: 2, host: "b", now: 0) == true)
     #expect(state.request(id: 3, host: "b", now: 0) == false)

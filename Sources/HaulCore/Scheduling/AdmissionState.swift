@@ -7,10 +7,11 @@
 /// grows back by one after each 10 s without such an answer, up to `perHost`. And a host
 /// that is down (see `Scheduler`'s connectivity wait) gets nothing new until it is back.
 ///
-/// A value type with no clock and no I/O: time comes in as `now` (seconds on any monotonic
-/// scale). The scheduler actor owns one and carries out what it returns. See
-/// `AdmissionStateTests`.
-public struct AdmissionState: Sendable {
+/// Hosts are whatever names them to the caller (`RunState` numbers them, so a slot costs
+/// no string hashing). A value type with no clock and no I/O: time comes in as `now`
+/// (seconds on any monotonic scale). `RunState` owns one and carries out what it returns.
+/// See `AdmissionStateTests`.
+public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   /// The most transfers in flight overall.
   public var limit: Int
   /// The ceiling of every host's limit.
@@ -18,11 +19,11 @@ public struct AdmissionState: Sendable {
   /// Seconds without a 429/503 after which a reduced host limit grows by one.
   public var regrowInterval: Double = 10
   public private(set) var running = 0
-  public private(set) var runningPerHost: [String: Int] = [:]
+  public private(set) var runningPerHost: [Host: Int] = [:]
   /// Transfers waiting for a slot.
   public private(set) var waitingCount = 0
   /// The waiting transfers of each host, in the order they asked.
-  private var queues: [String: HostQueue] = [:]
+  private var queues: [Host: HostQueue] = [:]
   /// Hosts with waiting transfers that may have room, keyed by the arrival number of their
   /// first waiting transfer: the smallest is the one that asked first. A host found without
   /// room leaves the heap and comes back when it may have room again (a slot to it freed,
@@ -31,13 +32,13 @@ public struct AdmissionState: Sendable {
   private var candidates = MinHeap<Candidate>()
   /// Arrival numbers, for first come first served across hosts.
   private var arrivals = 0
-  private var reduced: [String: (limit: Int, since: Double)] = [:]
-  private var blockedUntil: [String: Double] = [:]
-  private var down: Set<String> = []
+  private var reduced: [Host: (limit: Int, since: Double)] = [:]
+  private var blockedUntil: [Host: Double] = [:]
+  private var down: Set<Host> = []
 
   private struct Candidate: Comparable, Sendable {
     var arrival: Int
-    var host: String
+    var host: Host
     static func < (a: Candidate, b: Candidate) -> Bool { a.arrival < b.arrival }
   }
 
@@ -79,11 +80,11 @@ public struct AdmissionState: Sendable {
   }
 
   /// The current limit for `host`.
-  public func limit(for host: String) -> Int { reduced[host]?.limit ?? perHost }
+  public func limit(for host: Host) -> Int { reduced[host]?.limit ?? perHost }
 
   /// Asks for a slot for transfer `id` to `host`: `true` when it may start now; otherwise it
   /// waits and a later `release`, `admitWaiting` or `markUp` returns it.
-  public mutating func request(id: Int, host: String, now: Double) -> Bool {
+  public mutating func request(id: Int, host: Host, now: Double) -> Bool {
     if !reduced.isEmpty || !blockedUntil.isEmpty, regrow(now: now) { relistAll() }
     if queues[host] == nil, hasRoom(for: host, now: now) {
       admit(host)
@@ -98,7 +99,7 @@ public struct AdmissionState: Sendable {
 
   /// Frees the slot of a transfer to `host` that ended; returns the waiting transfers that
   /// may start now, in the order they asked.
-  public mutating func release(host: String, now: Double) -> [Int] {
+  public mutating func release(host: Host, now: Double) -> [Int] {
     running -= 1
     runningPerHost[host, default: 1] -= 1
     if runningPerHost[host] == 0 { runningPerHost[host] = nil }
@@ -152,7 +153,7 @@ public struct AdmissionState: Sendable {
   }
 
   /// Puts `host` among the candidates if it has waiting transfers and is not listed yet.
-  private mutating func list(_ host: String) {
+  private mutating func list(_ host: Host) {
     guard let queue = queues[host], !queue.listed, let first = queue.first else { return }
     queues[host]?.listed = true
     candidates.push(Candidate(arrival: first.arrival, host: host))
@@ -183,7 +184,7 @@ public struct AdmissionState: Sendable {
   }
 
   /// `host` answered 429 or 503: halve its limit and hold it for `retryAfter` seconds.
-  public mutating func throttled(host: String, retryAfter: Double?, now: Double) {
+  public mutating func throttled(host: Host, retryAfter: Double?, now: Double) {
     reduced[host] = (max(1, limit(for: host) / 2), now)
     if let retryAfter, retryAfter > 0 {
       blockedUntil[host] = max(blockedUntil[host] ?? now, now + retryAfter)
@@ -191,13 +192,13 @@ public struct AdmissionState: Sendable {
   }
 
   /// `host` stopped answering: start nothing new there until `markUp`.
-  public mutating func markDown(host: String) { down.insert(host) }
+  public mutating func markDown(host: Host) { down.insert(host) }
 
   /// Whether `host` is down.
-  public func isDown(_ host: String) -> Bool { down.contains(host) }
+  public func isDown(_ host: Host) -> Bool { down.contains(host) }
 
   /// `host` answers again; returns the waiting transfers that may start now.
-  public mutating func markUp(host: String, now: Double) -> [Int] {
+  public mutating func markUp(host: Host, now: Double) -> [Int] {
     down.remove(host)
     list(host)
     return admitListed(now: now)
@@ -237,12 +238,12 @@ public struct AdmissionState: Sendable {
     return changed
   }
 
-  private func hasRoom(for host: String, now: Double) -> Bool {
+  private func hasRoom(for host: Host, now: Double) -> Bool {
     running < limit && !down.contains(host) && (blockedUntil[host].map { $0 <= now } ?? true)
       && runningPerHost[host, default: 0] < limit(for: host)
   }
 
-  private mutating func admit(_ host: String) {
+  private mutating func admit(_ host: Host) {
     running += 1
     runningPerHost[host, default: 0] += 1
   }

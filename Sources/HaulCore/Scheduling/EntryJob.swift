@@ -14,8 +14,9 @@ final class EntryJob: @unchecked Sendable {
   let runner: EntryRunner
   /// The entry's id among the transfers in flight: its manifest line.
   var id: Int { entry.line }
-  /// The first source's host, whose slot the first attempt takes.
-  let host: String
+  /// The first source's host, whose slot the first attempt takes, by its number in the
+  /// run's slots.
+  let hostID: Int
   let info: EntryInfo
   let counter = ProgressCounter()
   /// The entry's local files, for downloads; opened when the entry starts if not before.
@@ -37,7 +38,7 @@ final class EntryJob: @unchecked Sendable {
     self.entry = entry
     self.runner = runner
     self.local = local
-    host = Origin(entry.url).description
+    hostID = runner.state.hostID(Origin(entry.url).description)
     info = EntryInfo(
       line: entry.line, path: entry.path, operation: entry.operation,
       expectedBytes: expectedBytes)
@@ -59,7 +60,7 @@ final class EntryJob: @unchecked Sendable {
 extension EntryJob: TransportJob {
   func begin() -> JobStep {
     if runner.state.isCancelled {
-      runner.releaseSlot(host: host)
+      runner.releaseSlot(host: hostID)
       runner.end(self, with: .failure(AttemptFailure(error: Scheduler.cancelledError)))
       return .done
     }
@@ -67,7 +68,7 @@ extension EntryJob: TransportJob {
       do throws(TransferError) {
         local = try runner.localFiles(for: entry)
       } catch {
-        runner.releaseSlot(host: host)
+        runner.releaseSlot(host: hostID)
         runner.end(self, with: .failure(AttemptFailure(error: error)))
         return .done
       }
@@ -177,7 +178,7 @@ extension EntryJob: TransportJob {
   }
 
   private func succeed(_ success: AttemptSuccess) -> JobStep {
-    runner.releaseSlot(host: host, status: 200)
+    runner.releaseSlot(host: hostID, status: 200)
     runner.end(self, with: .success(success))
     return .done
   }
@@ -186,7 +187,7 @@ extension EntryJob: TransportJob {
   /// the failure means (a retry, the next source, the end).
   private func escalate(_ failure: AttemptFailure) -> JobStep {
     runner.releaseSlot(
-      host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+      host: hostID, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
       answered: failure.answered)
     runner.spawn(self) { [self] in
       await runner.continueAfter(self, .failure(failure), releasingSlot: false)

@@ -89,7 +89,7 @@ extension EntryRunner {
       return .failure(Failure(error: error))
     }
 
-    let host = Origin(url).description
+    let host = self.state.hostID(Origin(url).description)
     releaseSlot(host: host)
     let failure = await runSegments(
       entry, url, file: file, state: state, local: local, counter: counter, host: host)
@@ -134,7 +134,7 @@ extension EntryRunner {
   /// whenever a segment ends; returns the first failure, if any.
   private func runSegments(
     _ entry: ManifestEntry, _ url: URL, file: SegmentedFile, state: ResumeState,
-    local: LocalDownload, counter: ProgressCounter, host: String
+    local: LocalDownload, counter: ProgressCounter, host: Int
   ) async -> Failure? {
     let validator = state.validator
     let total = state.total ?? 0

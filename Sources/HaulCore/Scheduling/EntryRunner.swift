@@ -125,7 +125,7 @@ final class EntryRunner: Sendable {
   // MARK: Slots
 
   /// Waits for room to run one attempt against `host`; `false` when the run was cancelled.
-  func acquireSlot(host: String) async -> Bool {
+  func acquireSlot(host: Int) async -> Bool {
     await state.acquireSlot(host: host)
   }
 
@@ -136,7 +136,7 @@ final class EntryRunner: Sendable {
   /// slot can start another request there. The host is held for its `Retry-After`, capped
   /// as the entries' own delays are.
   func releaseSlot(
-    host: String, status: Int? = nil, retryAfter: Double? = nil, answered: Bool = false
+    host: Int, status: Int? = nil, retryAfter: Double? = nil, answered: Bool = false
   ) {
     dispatchAdmitted(
       state.release(host: host, status: status, retryAfter: retryAfter, answered: answered))
@@ -176,10 +176,10 @@ final class EntryRunner: Sendable {
   {
     if releasingSlot {
       switch result {
-      case .success: releaseSlot(host: job.host, status: 200)
+      case .success: releaseSlot(host: job.hostID, status: 200)
       case .failure(let failure):
         releaseSlot(
-          host: job.host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+          host: job.hostID, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
           answered: failure.answered)
       }
     }
@@ -205,14 +205,14 @@ final class EntryRunner: Sendable {
       do throws(TransferError) {
         job.local = try localFiles(for: entry)
       } catch {
-        if holding { releaseSlot(host: job.host) }
+        if holding { releaseSlot(host: job.hostID) }
         end(job, with: .failure(Failure(error: error)))
         return
       }
     }
     sources: while sourceIndex < sources.count {
       let url = sources[sourceIndex]
-      let host = Origin(url).description
+      let host = state.hostID(Origin(url).description)
       while true {
         let attempt: Result<Success, Failure>
         if let failure = pending {

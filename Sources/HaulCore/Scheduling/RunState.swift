@@ -18,11 +18,13 @@ final class RunState: Sendable {
   }
 
   private struct State {
-    var admission: AdmissionState
+    var admission: AdmissionState<Int>
+    /// Each host's number, given the first time it is named.
+    var hostIDs: [String: Int] = [:]
     var holders: [Int: Holder] = [:]
     var nextTicket = 0
     /// Hosts that answered in this run (a later refusal is an outage, not the entry's).
-    var contacted: Set<String> = []
+    var contacted: Set<Int> = []
     /// When a timer will next look at held or reduced hosts.
     var wakeAt: Double?
     var cancelled = false
@@ -39,6 +41,13 @@ final class RunState: Sendable {
     var tasks: [Int: Task<Void, Never>] = [:]
     /// Tasks that ended before they were registered.
     var endedTasks: Set<Int> = []
+
+    mutating func id(of host: String) -> Int {
+      if let id = hostIDs[host] { return id }
+      let id = hostIDs.count
+      hostIDs[host] = id
+      return id
+    }
   }
 
   private let state: Mutex<State>
@@ -67,6 +76,11 @@ final class RunState: Sendable {
 
   // MARK: Slots
 
+  /// The number `host` goes by in this run's slots.
+  func hostID(_ host: String) -> Int {
+    state.withLock { $0.id(of: host) }
+  }
+
   /// What became of an entry handed to the run.
   enum Submission {
     /// It holds its slot: start it now.
@@ -85,7 +99,7 @@ final class RunState: Sendable {
       guard !state.cancelled else { return .cancelled }
       state.nextTicket += 1
       let ticket = state.nextTicket
-      if state.admission.request(id: ticket, host: job.host, now: now) { return .started }
+      if state.admission.request(id: ticket, host: job.hostID, now: now) { return .started }
       state.holders[ticket] = .job(job)
       scheduleWake(&state, now: now)
       return .waiting
@@ -96,7 +110,7 @@ final class RunState: Sendable {
   var hasRoom: Bool { state.withLock { $0.live < lookahead } }
 
   /// Waits for a slot to `host` for a further attempt; `false` when the run was cancelled.
-  func acquireSlot(host: String) async -> Bool {
+  func acquireSlot(host: Int) async -> Bool {
     let now = self.now
     return await withCheckedContinuation { continuation in
       let admitted: Bool? = state.withLock { state in
@@ -114,7 +128,7 @@ final class RunState: Sendable {
 
   /// Frees a slot to `host`, first noting how it answered (see `EntryRunner.releaseSlot`);
   /// returns the entries that may start now and when a timer should look again.
-  func release(host: String, status: Int?, retryAfter: Double?, answered: Bool) -> Admitted {
+  func release(host: Int, status: Int?, retryAfter: Double?, answered: Bool) -> Admitted {
     let now = self.now
     return admit {
       if answered || status != nil { $0.contacted.insert(host) }
@@ -136,13 +150,15 @@ final class RunState: Sendable {
   }
 
   /// Whether `host` answered earlier in this run.
-  func wasContacted(_ host: String) -> Bool { state.withLock { $0.contacted.contains(host) } }
+  func wasContacted(_ host: String) -> Bool {
+    state.withLock { $0.contacted.contains($0.id(of: host)) }
+  }
 
-  func markDown(host: String) { state.withLock { $0.admission.markDown(host: host) } }
+  func markDown(host: String) { state.withLock { $0.admission.markDown(host: $0.id(of: host)) } }
 
   func markUp(host: String) -> Admitted {
     let now = self.now
-    return admit { $0.admission.markUp(host: host, now: now) }
+    return admit { $0.admission.markUp(host: $0.id(of: host), now: now) }
   }
 
   /// Entries admitted by a change of the slots, for the caller to start.

@@ -10,6 +10,15 @@ public struct ResponseHead: Sendable, Hashable {
     self.headers = headers
   }
 
+  /// The response fields haul reads (lower case). A transport may keep only these: the
+  /// rest of a response head is never looked at, so building it would be work per
+  /// response for nothing.
+  public static let fieldsRead: [String] = [
+    "content-length", "content-range", "content-type", "content-encoding", "etag",
+    "last-modified", "location", "retry-after", "repr-digest", "content-digest", "digest",
+    "x-goog-hash", "x-amz-checksum-sha256",
+  ]
+
   /// The first value of header `name` (ASCII case ignored).
   public func value(for name: String) -> String? { headers.value(for: name) }
 
