@@ -1,0 +1,72 @@
+/// Digests of one file, by algorithm: each as lowercase hex.
+///
+/// A small fixed value (one optional string per algorithm, no dictionary), so that every
+/// manifest entry and outcome can carry one without an allocation of its own. Iterates in
+/// the canonical order of `DigestAlgorithm`.
+public struct DigestValues: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+  private var sha256: String?
+  private var sha512: String?
+  private var sha1: String?
+  private var md5: String?
+
+  /// No digest.
+  public init() {}
+
+  /// The digests of `elements`; for an algorithm given twice, the last one.
+  public init(dictionaryLiteral elements: (DigestAlgorithm, String)...) {
+    for (algorithm, hex) in elements { self[algorithm] = hex }
+  }
+
+  /// The digest of `algorithm`, if known. Callers store lowercase hex.
+  public subscript(_ algorithm: DigestAlgorithm) -> String? {
+    get {
+      switch algorithm {
+      case .sha256: sha256
+      case .sha512: sha512
+      case .sha1: sha1
+      case .md5: md5
+      }
+    }
+    set {
+      switch algorithm {
+      case .sha256: sha256 = newValue
+      case .sha512: sha512 = newValue
+      case .sha1: sha1 = newValue
+      case .md5: md5 = newValue
+      }
+    }
+  }
+
+  /// Whether no digest is known.
+  public var isEmpty: Bool { sha256 == nil && sha512 == nil && sha1 == nil && md5 == nil }
+
+  /// The algorithms with a digest, in canonical order.
+  public var algorithms: [DigestAlgorithm] { map(\.algorithm) }
+
+  /// These digests with `other`'s added for the algorithms these lack.
+  public func filling(from other: DigestValues) -> DigestValues {
+    var merged = self
+    for (algorithm, hex) in other where merged[algorithm] == nil { merged[algorithm] = hex }
+    return merged
+  }
+
+  public func makeIterator() -> Iterator {
+    Iterator(values: self)
+  }
+
+  /// Walks the known digests in canonical order.
+  public struct Iterator: IteratorProtocol {
+    let values: DigestValues
+    var position = 0
+
+    public mutating func next() -> (algorithm: DigestAlgorithm, hex: String)? {
+      let all = DigestAlgorithm.allCases
+      while position < all.count {
+        let algorithm = all[position]
+        position += 1
+        if let hex = values[algorithm] { return (algorithm, hex) }
+      }
+      return nil
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/// Lowercase hex, the one spelling of a digest inside haul.
+enum Hex {
+  private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  /// `bytes` as lowercase hex digits.
+  static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+      var index = 0
+      for byte in bytes {
+        out[index] = digits[Int(byte >> 4)]
+        out[index + 1] = digits[Int(byte & 0x0f)]
+        index += 2
+      }
+      return index
+    }
+  }
+
+  /// `bytes` as lowercase hex digits.
+  static func encode(_ bytes: [UInt8]) -> String {
+    bytes.withUnsafeBytes { encode($0) }
+  }
+
+  /// `text` in lower case when it is `length` hex digits of either case, else `nil`. A text
+  /// already in lower case (the usual spelling) is returned as it is, not copied.
+  static func normalized(_ text: String, length: Int) -> String? {
+    var hasUpper = false
+    var count = 0
+    for byte in text.utf8 {
+      count += 1
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): break
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): hasUpper = true
+      default: return nil
+      }
+    }
+    guard count == length else { return nil }
+    return hasUpper ? text.lowercased() : text
+  }
+
+  /// Whether every byte of `bytes` is a hex digit of either case.
+  static func isHex(_ bytes: some Sequence<UInt8>) -> Bool {
+    bytes.allSatisfy { byte in
+      (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+    }
+  }
+}
