@@ -13,14 +13,15 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
   init(
     _ name: String, _ line: String, _ operation: ManifestEntry.Operation = .download,
     url: String, mirrors: [String] = [], path: String, method: String? = nil,
-    size: Int64? = nil, sha256: String? = nil, headers: [HTTPField] = []
+    size: Int64? = nil, sha256: String? = nil, headers: [HTTPField] = [],
+    digests: DigestValues = DigestValues()
   ) {
     self.name = name
     self.line = line
     expected = ManifestEntry(
       line: 1, text: line, operation: operation, url: URL(string: url)!,
       mirrors: mirrors.map { URL(string: $0)! }, path: path, method: method, size: size,
-      sha256: sha256, headers: headers)
+      sha256: sha256, headers: headers, manifestDigests: digests)
   }
 }
 
@@ -75,6 +76,20 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       "sha256 already in lower case",
       #"{"url":"http://h/a","sha256":""# + digest.lowercased() + #""}"#, url: "http://h/a",
       path: "a", sha256: digest.lowercased()),
+    GoodLineCase(
+      "every digest, either case, kept in lower case",
+      #"{"url":"http://h/a","md5":""# + String(repeating: "AB", count: 16) + #"","sha1":""#
+        + String(repeating: "c", count: 40) + #"","sha512":""# + String(repeating: "0F", count: 64)
+        + #"","sha256":""# + digest + #""}"#,
+      url: "http://h/a", path: "a", sha256: digest.lowercased(),
+      digests: [
+        .sha512: String(repeating: "0f", count: 64), .sha1: String(repeating: "c", count: 40),
+        .md5: String(repeating: "ab", count: 16),
+      ]),
+    GoodLineCase(
+      "sha512 alone",
+      #"{"url":"http://h/a","sha512":""# + String(repeating: "e", count: 128) + #""}"#,
+      url: "http://h/a", path: "a", digests: [.sha512: String(repeating: "e", count: 128)]),
     GoodLineCase(
       "raw UTF-8 in strings", #"{"url":"http://h/a","path":"données/日本.bin"}"#,
       url: "http://h/a", path: "données/日本.bin"),
@@ -163,6 +178,17 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       #expect(!ManifestURL.isPlain(text), "\(text)")
     }
     #expect(ManifestURL.isPlain("http://127.0.0.1:35665/small/small-00000.bin?a=%2F&b"))
+  }
+
+  @Test func sha256ReadsAndSetsTheLinesOwnDigest() throws {
+    var entry = ManifestEntry(
+      line: 1, text: "", url: URL(string: "http://h/a")!, path: "a",
+      manifestDigests: [.md5: String(repeating: "0", count: 32)])
+    #expect(entry.sha256 == nil)
+    entry.sha256 = String(repeating: "1", count: 64)
+    #expect(entry.manifestDigests[.sha256] == String(repeating: "1", count: 64))
+    #expect(entry.expectedDigests.algorithms == [.sha256, .md5])
+    #expect(entry.expectedDigestList.map(\.source) == ["manifest:sha256", "manifest:md5"])
   }
 
   @Test func sourcesAreTheURLThenTheMirrors() throws {

@@ -94,6 +94,37 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
       #""sha256" must be 64 hex digits"#),
     .third("sha256 as number", #"{"url":"http://h/a","sha256":1}"#, #""sha256" must be a string"#),
     .third(
+      "sha512 of a sha256's length",
+      #"{"url":"http://h/a","sha512":""# + String(repeating: "a", count: 64) + #""}"#,
+      #""sha512" must be 128 hex digits"#),
+    .third(
+      "sha512 not hex",
+      #"{"url":"http://h/a","sha512":""# + String(repeating: "x", count: 128) + #""}"#,
+      #""sha512" must be 128 hex digits"#),
+    .third(
+      "sha1 one digit short",
+      #"{"url":"http://h/a","sha1":""# + String(repeating: "0", count: 39) + #""}"#,
+      #""sha1" must be 40 hex digits"#),
+    .third(
+      "sha1 with a space",
+      #"{"url":"http://h/a","sha1":" "# + String(repeating: "0", count: 39) + #""}"#,
+      #""sha1" must be 40 hex digits"#),
+    .third(
+      "md5 one digit long",
+      #"{"url":"http://h/a","md5":""# + String(repeating: "F", count: 33) + #""}"#,
+      #""md5" must be 32 hex digits"#),
+    .third("md5 empty", #"{"url":"http://h/a","md5":""}"#, #""md5" must be 32 hex digits"#),
+    .third("md5 as array", #"{"url":"http://h/a","md5":["0"]}"#, #""md5" must be a string"#),
+    .third("sha1 null", #"{"url":"http://h/a","sha1":null}"#, #""sha1" must be a string"#, "null"),
+    .third(
+      "repeated digest key",
+      #"{"url":"http://h/a","md5":"# + "\"" + String(repeating: "0", count: 32) + #"","md5":"x"}"#,
+      #"repeated key "md5""#),
+    .third(
+      "digest key misspelled", #"{"url":"http://h/a","sha384":"00"}"#, #"unknown field "sha384""#),
+    .third(
+      "digest key in upper case", #"{"url":"http://h/a","SHA1":"00"}"#, #"unknown field "SHA1""#),
+    .third(
       "headers as array", #"{"url":"http://h/a","headers":["X: y"]}"#,
       #""headers" must be an object"#),
     .third(

@@ -9,8 +9,8 @@ import Foundation
 /// - lines end at `\n`, a `\r` before it is dropped; a leading UTF-8 byte order mark is
 ///   skipped; the longest line is 1 MiB, not counting its line break;
 /// - `size` is any JSON spelling of a whole number from 0 to 2^63-1 (`1024`, `1024.0`,
-///   `1.024e3`); `sha256` accepts either case and is kept in lower case; `null` is a wrong
-///   type for every field;
+///   `1.024e3`); `sha256` (64 hex digits), `sha512` (128), `sha1` (40) and `md5` (32) accept
+///   either case and are kept in lower case; `null` is a wrong type for every field;
 /// - entries carry their `path` in normal form (`./a//b` becomes `a/b`);
 /// - an upload's file, `path` under `outputDirectory`, is looked up with `stat(2)`, so a
 ///   symbolic link to a regular file is accepted: uploads only read, and a link farm

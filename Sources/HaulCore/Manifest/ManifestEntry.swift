@@ -23,15 +23,23 @@ public struct ManifestEntry: Sendable, Hashable {
   public var method: String
   /// Expected byte count, if given.
   public var size: Int64?
-  /// Expected SHA-256, 64 lowercase hex digits, if given.
-  public var sha256: String?
+  /// The digests the line itself gives (`sha256`, `sha512`, `sha1`, `md5`), lowercase hex.
+  public var manifestDigests: DigestValues
+  /// Digests from `--checksums` files for the algorithms the line does not give (see
+  /// `ChecksumTable`); a download's only.
+  public var checksumDigests: DigestValues
   /// Extra request headers for this entry (secrets: never printed).
   public var headers: [HTTPField]
 
+  /// - Parameters:
+  ///   - sha256: the line's SHA-256; when given, it takes the place of `manifestDigests`'s.
+  ///   - manifestDigests: the line's digests, lowercase hex.
+  ///   - checksumDigests: digests from checksum files for the algorithms the line lacks.
   public init(
     line: Int, text: String, operation: Operation = .download, url: URL, mirrors: [URL] = [],
     path: String, method: String? = nil, size: Int64? = nil, sha256: String? = nil,
-    headers: [HTTPField] = []
+    headers: [HTTPField] = [], manifestDigests: DigestValues = DigestValues(),
+    checksumDigests: DigestValues = DigestValues()
   ) {
     self.line = line
     self.text = text
@@ -41,10 +49,37 @@ public struct ManifestEntry: Sendable, Hashable {
     self.path = path
     self.method = method ?? (operation == .upload ? "PUT" : "GET")
     self.size = size
-    self.sha256 = sha256
+    self.manifestDigests = manifestDigests
+    if let sha256 { self.manifestDigests[.sha256] = sha256 }
+    self.checksumDigests = checksumDigests
     self.headers = headers
   }
 
   /// The entry's sources in the order they are tried: `url`, then `mirrors`.
   public var sources: [URL] { [url] + mirrors }
+
+  /// Every digest the file must have, from the line and from checksum files, by algorithm
+  /// (lowercase hex): what the transfer computes and checks.
+  public var expectedDigests: DigestValues { manifestDigests.filling(from: checksumDigests) }
+
+  /// The expected SHA-256 (64 lowercase hex digits), from the line or a checksum file, if
+  /// any. Setting it sets the line's own.
+  public var sha256: String? {
+    get { manifestDigests[.sha256] ?? checksumDigests[.sha256] }
+    set { manifestDigests[.sha256] = newValue }
+  }
+
+  /// `expectedDigests` with where each came from (`manifest:sha256`, `checksums:md5`), in
+  /// canonical order: what `ExpectedDigest.verify` checks and the report's `verified` names.
+  public var expectedDigestList: [ExpectedDigest] {
+    DigestAlgorithm.allCases.compactMap { algorithm in
+      if let hex = manifestDigests[algorithm] {
+        return ExpectedDigest(algorithm: algorithm, hex: hex, source: "manifest:\(algorithm)")
+      }
+      if let hex = checksumDigests[algorithm] {
+        return ExpectedDigest(algorithm: algorithm, hex: hex, source: "checksums:\(algorithm)")
+      }
+      return nil
+    }
+  }
 }

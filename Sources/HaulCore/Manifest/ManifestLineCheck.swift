@@ -12,19 +12,22 @@ struct ManifestLineCheck {
   /// `PUT` or `POST` for an upload, `GET` for a download (as `ManifestEntry.method`).
   var method: String
   var size: Int64?
+  /// The line's own digests, to compare with checksum files'.
+  var digests: DigestValues
   /// The `url`: always there for an upload, whose destination it is; a download's may be
   /// left unbuilt.
   var url: URL?
 
   init(
     line: Int, operation: ManifestEntry.Operation, path: String, method: String? = nil,
-    size: Int64? = nil, url: URL?
+    size: Int64? = nil, digests: DigestValues = DigestValues(), url: URL?
   ) {
     self.line = line
     self.operation = operation
     self.path = path
     self.method = method ?? (operation == .upload ? "PUT" : "GET")
     self.size = size
+    self.digests = digests
     self.url = url
   }
 }

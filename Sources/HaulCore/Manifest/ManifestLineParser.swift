@@ -38,7 +38,7 @@ enum ManifestLineParser {
     return ManifestEntry(
       line: line, text: text, operation: fields.operation, url: try url(of: fields),
       mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
-      sha256: fields.sha256, headers: fields.headers)
+      headers: fields.headers, manifestDigests: fields.digests)
   }
 
   /// What validation needs of the line on `bytes`, or `nil` for a blank or comment line;
@@ -55,7 +55,8 @@ enum ManifestLineParser {
     let path = try path(of: fields)
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
-      size: fields.size, url: fields.operation == .upload ? try url(of: fields) : fields.url)
+      size: fields.size, digests: fields.digests,
+      url: fields.operation == .upload ? try url(of: fields) : fields.url)
   }
 
   /// The line without the spaces and tabs around it, or `nil` for a blank or comment line;

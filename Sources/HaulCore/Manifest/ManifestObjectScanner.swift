@@ -21,24 +21,29 @@ struct ManifestObjectScanner {
     var operation = ManifestEntry.Operation.download
     var method: String?
     var size: Int64?
-    var sha256: String?
+    /// `sha256`, `sha512`, `sha1`, `md5`, in lower case.
+    var digests = DigestValues()
     var headers: [HTTPField] = []
   }
 
   /// The fields of an entry, by the key that names each.
   private enum Field {
-    case url, path, op, method, size, sha256, headers, mirrors
+    case url, path, op, method, size, sha256, sha512, sha1, md5, headers, mirrors
 
-    /// The field whose key is spelled `key` (UTF-8), if any.
+    /// The field whose key is spelled `key` (UTF-8), if any: told apart by the first byte and
+    /// the length (and the last byte where those agree), then compared in full.
     init?(key: UnsafeBufferPointer<UInt8>) {
       let field: Field
-      switch key.first {
-      case UInt8(ascii: "u"): field = .url
-      case UInt8(ascii: "p"): field = .path
-      case UInt8(ascii: "o"): field = .op
-      case UInt8(ascii: "m"): field = key.count == 6 ? .method : .mirrors
-      case UInt8(ascii: "s"): field = key.count == 4 ? .size : .sha256
-      case UInt8(ascii: "h"): field = .headers
+      switch (key.first, key.count) {
+      case (UInt8(ascii: "u"), _): field = .url
+      case (UInt8(ascii: "p"), _): field = .path
+      case (UInt8(ascii: "o"), _): field = .op
+      case (UInt8(ascii: "m"), 3): field = .md5
+      case (UInt8(ascii: "m"), 6): field = .method
+      case (UInt8(ascii: "m"), _): field = .mirrors
+      case (UInt8(ascii: "s"), 4): field = key[3] == UInt8(ascii: "e") ? .size : .sha1
+      case (UInt8(ascii: "s"), _): field = key.last == UInt8(ascii: "6") ? .sha256 : .sha512
+      case (UInt8(ascii: "h"), _): field = .headers
       default: return nil
       }
       let name = field.key
@@ -57,13 +62,16 @@ struct ManifestObjectScanner {
       case .method: "method"
       case .size: "size"
       case .sha256: "sha256"
+      case .sha512: "sha512"
+      case .sha1: "sha1"
+      case .md5: "md5"
       case .headers: "headers"
       case .mirrors: "mirrors"
       }
     }
 
     /// This field's bit in a set of fields.
-    var bit: UInt8 {
+    var bit: UInt16 {
       switch self {
       case .url: 1 << 0
       case .path: 1 << 1
@@ -73,6 +81,20 @@ struct ManifestObjectScanner {
       case .sha256: 1 << 5
       case .headers: 1 << 6
       case .mirrors: 1 << 7
+      case .sha512: 1 << 8
+      case .sha1: 1 << 9
+      case .md5: 1 << 10
+      }
+    }
+
+    /// The digest this field gives, for the digest fields.
+    var digestAlgorithm: DigestAlgorithm? {
+      switch self {
+      case .sha256: .sha256
+      case .sha512: .sha512
+      case .sha1: .sha1
+      case .md5: .md5
+      case .url, .path, .op, .method, .size, .headers, .mirrors: nil
       }
     }
   }
@@ -84,7 +106,7 @@ struct ManifestObjectScanner {
   /// values are only read for their syntax.
   private var problem: ManifestLineError?
   /// The known fields read so far, one bit each, to find a repeated key.
-  private var seen: UInt8 = 0
+  private var seen: UInt16 = 0
   /// Keys that name no field, for the same purpose (rare: such a line is an error anyway).
   private var unknownKeys = JSONKeySet()
 
@@ -231,15 +253,13 @@ struct ManifestObjectScanner {
       fields.method = string
     case .size:
       try scanSize()
-    case .sha256:
-      guard let string = try string(field) else { return }
-      guard string.utf8.count == 64, string.utf8.allSatisfy({ $0.isHexDigit }) else {
-        return note("\"sha256\" must be 64 hex digits")
-      }
+    case .sha256, .sha512, .sha1, .md5:
+      guard let string = try string(field), let algorithm = field.digestAlgorithm else { return }
       // Kept in lower case; most digests are written that way already.
-      fields.sha256 =
-        string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") })
-        ? string.lowercased() : string
+      guard let hex = Hex.normalized(string, length: algorithm.hexLength) else {
+        return note("\"\(field.key)\" must be \(algorithm.hexLength) hex digits")
+      }
+      fields.digests[algorithm] = hex
     case .headers:
       try scanHeaders()
     case .mirrors:
@@ -376,12 +396,5 @@ struct ManifestObjectScanner {
 
   private static func isDigit(_ byte: UInt8) -> Bool {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-  }
-}
-
-extension UInt8 {
-  fileprivate var isHexDigit: Bool {
-    (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9"))
-      || (self | 0x20 >= UInt8(ascii: "a") && self | 0x20 <= UInt8(ascii: "f"))
   }
 }
