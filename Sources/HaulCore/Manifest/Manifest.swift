@@ -21,7 +21,11 @@ import Foundation
 /// - duplicates: a download's destination is its normalized `path`; a `PUT` upload's is its
 ///   URL; a `POST` upload's is its URL with its `path` (one endpoint takes many files). A
 ///   download and an upload never clash;
-/// - header rules are `HTTPField.userHeaderProblem`, shared with `--header`.
+/// - header rules are `HTTPField.userHeaderProblem`, shared with `--header`;
+/// - `checksums` (from `--checksums` files) gives each download the digests its `path` has
+///   there, for the algorithms its line does not give; a line whose own digest differs from
+///   the table's is bad (`"sha256" differs from SHA256SUMS:4`, naming both places). Uploads
+///   are not matched: the table describes files to fetch.
 public struct Manifest: Sendable {
   /// The file to read (standard input is spooled to a temporary file by the caller first).
   public var path: String
@@ -29,11 +33,17 @@ public struct Manifest: Sendable {
   public var displayName: String
   /// The output directory entries' paths are relative to (`-o`).
   public var outputDirectory: String
+  /// Digests from checksum files, applied to downloads by `path`.
+  public var checksums: ChecksumTable
 
-  public init(path: String, displayName: String, outputDirectory: String) {
+  public init(
+    path: String, displayName: String, outputDirectory: String,
+    checksums: ChecksumTable = ChecksumTable()
+  ) {
     self.path = path
     self.displayName = displayName
     self.outputDirectory = outputDirectory
+    self.checksums = checksums
   }
 
   /// Checks every line, in one streaming pass, before anything is transferred: the first bad
@@ -60,6 +70,11 @@ public struct Manifest: Sendable {
         }
         guard let checked else { continue }
         if checked.operation == .upload, let problem = uploadFileProblem(checked.path) {
+          throw error(line: number, problem)
+        }
+        if checked.operation == .download,
+          let problem = checksumProblem(path: checked.path, digests: checked.digests)
+        {
           throw error(line: number, problem)
         }
         if let earlier = destinations.insert(checked) {
@@ -90,6 +105,32 @@ public struct Manifest: Sendable {
   }
 
   static let tooLongReason = "line is longer than 1 MiB"
+
+  /// Why a download at `path` whose line gives `digests` contradicts `checksums`, if it does.
+  func checksumProblem(path: String, digests: DigestValues) -> String? {
+    guard !checksums.isEmpty, !digests.isEmpty else { return nil }
+    let listed = checksums.digests(for: path)
+    for (algorithm, hex) in digests {
+      guard let other = listed[algorithm], other != hex else { continue }
+      let place = checksums.place(of: algorithm, for: path) ?? "a checksum file"
+      return "\"\(algorithm)\" differs from the one at \(place)"
+    }
+    return nil
+  }
+
+  /// `entry` with the digests `checksums` has for its path (a download's only).
+  func applyingChecksums(to entry: ManifestEntry) -> ManifestEntry {
+    guard !checksums.isEmpty, entry.operation == .download else { return entry }
+    let listed = checksums.digests(for: entry.path)
+    guard !listed.isEmpty else { return entry }
+    var entry = entry
+    var missing = DigestValues()
+    for (algorithm, hex) in listed where entry.manifestDigests[algorithm] == nil {
+      missing[algorithm] = hex
+    }
+    entry.checksumDigests = missing
+    return entry
+  }
 
   func error(line: Int, _ reason: String) -> ManifestError {
     ManifestError(manifest: displayName, line: line, reason: reason)

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Pulls a manifest's entries one line at a time, parsing each again. Opens the file on the
-/// first pull. Checks every rule that needs only the line (a file changed since validation
-/// shows up as an error); the upload file and duplicate checks belong to `validate()`.
+/// Pulls a manifest's entries one line at a time, parsing each again, and gives each download
+/// the digests of the manifest's `checksums`. Opens the file on the first pull. Checks every
+/// rule that needs only the line, and the line against the checksum files (a file changed
+/// since validation shows up as an error); the upload file and duplicate checks belong to
+/// `validate()`.
 ///
 /// Not thread-safe: one consumer pulls.
 public final class ManifestEntryIterator: IteratorProtocol {
@@ -42,11 +44,19 @@ public final class ManifestEntryIterator: IteratorProtocol {
     while let event = reader!.next() {
       switch event {
       case .line(let number, let bytes):
+        let parsed: ManifestEntry?
         do {
-          if let entry = try ManifestLineParser.parse(bytes, line: number) { return entry }
+          parsed = try ManifestLineParser.parse(bytes, line: number)
         } catch {
           throw manifest.error(line: number, error.reason)
         }
+        guard let entry = parsed else { continue }
+        if entry.operation == .download,
+          let problem = manifest.checksumProblem(path: entry.path, digests: entry.manifestDigests)
+        {
+          throw manifest.error(line: number, problem)
+        }
+        return manifest.applyingChecksums(to: entry)
       case .tooLong(let number):
         throw manifest.error(line: number, Manifest.tooLongReason)
       case .readFailed(let code):
