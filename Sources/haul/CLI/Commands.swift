@@ -17,6 +17,10 @@ enum Commands {
     help: "add a header to every request; repeatable")
   static let cacert = OptionSpec(
     "cacert", value: "FILE", help: "also trust the CA certificates in FILE (PEM)")
+  // `run` and `verify`.
+  static let checksums = OptionSpec(
+    "checksums", value: "FILE", repeatable: true,
+    help: "expected digests from a sha256sum/md5sum/BSD-style FILE, matched by path; repeatable")
 
   static let run = CommandSpec(
     name: "run",
@@ -25,8 +29,8 @@ enum Commands {
     description: [
       """
       Runs every transfer of MANIFEST with bounded concurrency: skips what is already
-      complete, resumes partial files, retries what is transient, verifies size and sha256,
-      and reports. MANIFEST '-' reads standard input.
+      complete, resumes partial files, retries what is transient, verifies size and every
+      digest given, and reports. MANIFEST '-' reads standard input.
       """
     ],
     options: [
@@ -63,6 +67,7 @@ enum Commands {
       OptionSpec("fsync", help: "make each finished file durable before it is put in place"),
       OptionSpec(
         "failed", value: "FILE", help: "write the manifest lines of failed transfers to FILE"),
+      checksums,
       help,
     ],
     epilogue: [
@@ -78,13 +83,14 @@ enum Commands {
 
   static let verify = CommandSpec(
     name: "verify",
-    summary: "check local files against size/sha256; transfers nothing",
+    summary: "check local files against size and digests; transfers nothing",
     argument: "MANIFEST",
     description: [
       """
       Checks, without any network access, that each download's file exists under the output
-      directory and matches the manifest's size and sha256 where given. Uploads are not
-      checked (the server's copy cannot be seen). MANIFEST '-' reads standard input.
+      directory and matches the manifest's size and every digest given (sha256, sha512, sha1,
+      md5, and those of --checksums files). Uploads are not checked (the server's copy cannot
+      be seen). MANIFEST '-' reads standard input.
       """
     ],
     options: [
@@ -92,6 +98,7 @@ enum Commands {
       OptionSpec(
         "failed", value: "FILE",
         help: "write the manifest lines of missing or differing files to FILE"),
+      checksums,
       help,
     ],
     epilogue: [

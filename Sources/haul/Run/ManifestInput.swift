@@ -41,9 +41,10 @@ final class ManifestInput {
     if spool >= 0 { close(spool) }
   }
 
-  /// The manifest for the library, with `output` as its output directory.
-  func manifest(output: String) -> Manifest {
-    Manifest(path: path, displayName: displayName, outputDirectory: output)
+  /// The manifest for the library, with `output` as its output directory and the digests of
+  /// `checksums` applied to its downloads.
+  func manifest(output: String, checksums: ChecksumTable = ChecksumTable()) -> Manifest {
+    Manifest(path: path, displayName: displayName, outputDirectory: output, checksums: checksums)
   }
 
   private func copyStandardInput(to fd: Int32) throws(ManifestError) {

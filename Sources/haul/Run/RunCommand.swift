@@ -21,16 +21,23 @@ struct RunCommand {
       return .usage
     }
 
-    let input: ManifestInput
-    let whole: ManifestStatistics
-    do throws(ManifestError) {
-      input = try ManifestInput(argument: options.manifest)
-      whole = try input.manifest(output: options.output).validate()
+    let checksums: ChecksumTable
+    do throws(ChecksumFileError) {
+      checksums = try ChecksumTable(reading: options.checksums)
     } catch {
       Console.error(error.description + "\n")
       return .usage
     }
-    let manifest = input.manifest(output: options.output)
+    let input: ManifestInput
+    let whole: ManifestStatistics
+    do throws(ManifestError) {
+      input = try ManifestInput(argument: options.manifest)
+      whole = try input.manifest(output: options.output, checksums: checksums).validate()
+    } catch {
+      Console.error(error.description + "\n")
+      return .usage
+    }
+    let manifest = input.manifest(output: options.output, checksums: checksums)
     let entries = RunEntries(entries: manifest.entries(), shard: options.shard)
     let statistics = entries.statistics(whole: whole)
 

@@ -32,6 +32,8 @@ struct RunOptions: Sendable {
   var failed: String?
   /// `--shard K/N`: run only the entries of this shard.
   var shard: Shard?
+  /// `--checksums` files, in the order given; read before the manifest.
+  var checksums: [String] = []
 
   /// Reads and checks `parsed`.
   init(_ parsed: ParsedArguments) throws(UsageError) {
@@ -92,6 +94,7 @@ struct RunOptions: Sendable {
       }
       shard = value
     }
+    checksums = try RunOptions.checksumFiles(parsed, command: "run")
     events = parsed.has("events")
     quiet = parsed.has("quiet")
     fsync = parsed.has("fsync")
@@ -137,6 +140,18 @@ struct RunOptions: Sendable {
       throw UsageError("unexpected argument '\(parsed.positionals[1])'", command: command)
     }
     return manifest
+  }
+
+  /// The `--checksums` files: each must name a file (whether it can be read is found when it
+  /// is read, before the manifest).
+  static func checksumFiles(_ parsed: ParsedArguments, command: String) throws(UsageError)
+    -> [String]
+  {
+    let files = parsed.all("checksums")
+    if files.contains(where: \.isEmpty) {
+      throw UsageError("--checksums needs a file name", command: command)
+    }
+    return files
   }
 
   /// The `-o` directory: `.` by default; it need not exist yet (it is created), but must not

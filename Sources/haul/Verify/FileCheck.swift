@@ -9,7 +9,8 @@ enum FileCheck {
     case notRegularFile
     case unreadable(String)
     case size(actual: Int64, expected: Int64)
-    case sha256Mismatch
+    /// The file's digest differs from the one expected of it (named with its source).
+    case digestMismatch(ExpectedDigest)
 
     var description: String {
       switch self {
@@ -17,14 +18,15 @@ enum FileCheck {
       case .notRegularFile: "not a regular file"
       case .unreadable(let reason): "cannot read: \(reason)"
       case .size(let actual, let expected): "size \(actual) != expected \(expected)"
-      case .sha256Mismatch: "sha256 mismatch"
+      case .digestMismatch(let expected): "\(expected.algorithm) mismatch (\(expected.source))"
       }
     }
   }
 
   /// The problem with the file at `path`, or nil when it is present and matches `size` and
-  /// `sha256` where given. The digest is computed in 1 MiB reads, only when the size matches.
-  static func check(path: String, size: Int64?, sha256: String?) -> Problem? {
+  /// every digest of `digests` where given. The digests are computed together in one pass of
+  /// 1 MiB reads, only when the size matches.
+  static func check(path: String, size: Int64?, digests: [ExpectedDigest]) -> Problem? {
     var info = stat()
     guard lstat(path, &info) == 0 else {
       return errno == ENOENT || errno == ENOTDIR
@@ -34,25 +36,36 @@ enum FileCheck {
     if let size, Int64(info.st_size) != size {
       return .size(actual: Int64(info.st_size), expected: size)
     }
-    guard let sha256 else { return nil }
-    switch digest(path) {
-    case .success(let actual): return actual == sha256.lowercased() ? nil : .sha256Mismatch
-    case .failure(let problem): return problem
+    guard !digests.isEmpty else { return nil }
+    switch self.digests(path, ExpectedDigest.algorithms(digests)) {
+    case .success(let computed):
+      if case .failure(let mismatch) = ExpectedDigest.verify(digests, against: computed) {
+        return .digestMismatch(mismatch.expected)
+      }
+      return nil
+    case .failure(let problem):
+      return problem
     }
   }
 
-  /// The SHA-256 of the file at `path`, read through the library's one file hasher
-  /// (`LocalDownload.hash`, the one a resume uses to re-hash a partial file).
-  static func digest(_ path: String) -> Result<String, Problem> {
+  /// The digests of `algorithms` of the file at `path`, read in 1 MiB pieces. (Its own loop
+  /// until `LocalDownload.hash`, which feeds one `SHA256`, takes a `DigestSet`.)
+  static func digests(_ path: String, _ algorithms: [DigestAlgorithm]) -> Result<
+    DigestValues, Problem
+  > {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return .failure(.unreadable(ProcessEnvironment.errorText())) }
     defer { close(fd) }
-    let hasher = SHA256()
-    do throws(TransferError) {
-      _ = try LocalDownload.hash(fd: fd, upTo: nil, into: hasher)
-    } catch {
-      return .failure(.unreadable(error.message))
+    let set = DigestSet(algorithms)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let got = read(fd, buffer.baseAddress, buffer.count)
+      if got < 0, errno == EINTR { continue }
+      guard got >= 0 else { return .failure(.unreadable(ProcessEnvironment.errorText())) }
+      if got == 0 { break }
+      set.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
     }
-    return .success(hasher.finalize())
+    return .success(set.finalize())
   }
 }
