@@ -7,6 +7,8 @@ public struct RunTally: Sendable {
   public var bytes: Int64 = 0
   /// Bytes of finished entries' files (see `ProgressSnapshot.completedBytes`).
   public var completedBytes: Int64 = 0
+  /// Entries that did not fail and whose file matched at least one expected digest.
+  public var verified = 0
 
   public init() {}
 
@@ -20,12 +22,13 @@ public struct RunTally: Sendable {
     case .failed: failed += 1
     }
     bytes += outcome.bytes
+    if outcome.status != .failed, !outcome.verified.isEmpty { verified += 1 }
   }
 
   /// The report's summary for these counts.
   public func summary(seconds: Double, transport: String, cancelled: Bool) -> RunSummary {
     RunSummary(
       total: total, succeeded: succeeded, skipped: skipped, failed: failed, bytes: bytes,
-      seconds: seconds, transport: transport, cancelled: cancelled)
+      seconds: seconds, transport: transport, cancelled: cancelled, verified: verified)
   }
 }

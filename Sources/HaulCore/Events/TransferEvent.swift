@@ -49,13 +49,19 @@ public struct EntryOutcome: Sendable, Hashable {
   public var seconds: Double
   /// The file's digest whenever it was computed or checked.
   public var sha256: String?
+  /// Every digest of the file that was computed (or read back when skipped), lowercase hex.
+  /// The report's `digests` also shows `sha256` when only that field is set.
+  public var digests: DigestValues
+  /// What the file was checked against and matched, as `ExpectedDigest.source` names it
+  /// (`manifest:sha256`, `checksums:md5`, `server:repr-digest:sha-512`), in the order checked.
+  public var verified: [String]
   /// Set for failures only.
   public var error: TransferError?
 
   public init(
     line: Int, text: String, url: String, path: String, operation: ManifestEntry.Operation,
     status: Status, bytes: Int64, attempts: Int, seconds: Double, sha256: String?,
-    error: TransferError?
+    error: TransferError?, digests: DigestValues = DigestValues(), verified: [String] = []
   ) {
     self.line = line
     self.text = text
@@ -67,6 +73,8 @@ public struct EntryOutcome: Sendable, Hashable {
     self.attempts = attempts
     self.seconds = seconds
     self.sha256 = sha256
+    self.digests = digests
+    self.verified = verified
     self.error = error
   }
 }
@@ -126,10 +134,12 @@ public struct RunSummary: Sendable, Hashable {
   public var transport: String
   /// Whether the run was interrupted (SIGINT/SIGTERM).
   public var cancelled: Bool
+  /// Entries whose file was checked against at least one digest and matched (ok or skipped).
+  public var verified: Int
 
   public init(
     total: Int, succeeded: Int, skipped: Int, failed: Int, bytes: Int64, seconds: Double,
-    transport: String, cancelled: Bool
+    transport: String, cancelled: Bool, verified: Int = 0
   ) {
     self.total = total
     self.succeeded = succeeded
@@ -139,5 +149,6 @@ public struct RunSummary: Sendable, Hashable {
     self.seconds = seconds
     self.transport = transport
     self.cancelled = cancelled
+    self.verified = verified
   }
 }

@@ -40,6 +40,17 @@ struct JSONObject {
     bytes.append(contentsOf: JSONObject.number(value).utf8)
   }
 
+  /// Adds an array of strings.
+  mutating func add(_ key: String, _ values: [String]) {
+    addKey(key)
+    bytes.append(UInt8(ascii: "["))
+    for (index, value) in values.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      JSONObject.appendQuoted(value, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
   /// Adds `json`, which must already be valid JSON text (a nested object).
   mutating func addRaw(_ key: String, _ json: String) {
     addKey(key)

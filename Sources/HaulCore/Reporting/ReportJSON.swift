@@ -101,6 +101,14 @@ public enum ReportJSON {
     object.add("attempts", outcome.attempts)
     object.add("seconds", outcome.seconds)
     if let sha256 = outcome.sha256 { object.add("sha256", sha256) }
+    var digests = outcome.digests
+    if digests[.sha256] == nil, let sha256 = outcome.sha256 { digests[.sha256] = sha256 }
+    if !digests.isEmpty {
+      var nested = JSONObject()
+      for (algorithm, hex) in digests { nested.add(algorithm.rawValue, hex) }
+      object.addRaw("digests", nested.json)
+    }
+    if !outcome.verified.isEmpty { object.add("verified", outcome.verified) }
     if let error = outcome.error {
       var nested = JSONObject()
       nested.add("code", error.code.rawValue)
@@ -118,5 +126,6 @@ public enum ReportJSON {
     object.add("seconds", summary.seconds)
     object.add("transport", summary.transport)
     object.add("cancelled", summary.cancelled)
+    object.add("verified", summary.verified)
   }
 }
