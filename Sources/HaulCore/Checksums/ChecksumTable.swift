@@ -11,21 +11,49 @@ import Foundation
 /// `-----BEGIN PGP SIGNED MESSAGE-----` header block and the signature block are skipped and
 /// dash-escaped lines unescaped. The signature is not checked.
 public struct ChecksumTable: Sendable {
-  /// Where a digest was read: an index into `files` and a line number.
-  private struct Place: Sendable {
-    var algorithm: DigestAlgorithm
-    var file: Int
-    var line: Int
+  /// One digest read: its bytes' offset in `arena`, and where it was read (an index into
+  /// `files` and a line number).
+  private struct Stored: Sendable {
+    var offset: UInt32
+    var line: UInt32
+    var file: UInt16
   }
 
+  /// One path's digests: per algorithm, in `DigestAlgorithm` order, an index into `stored`,
+  /// or -1. Small and inline, since the dictionary of records is most of the table's memory
+  /// (about 60 bytes a path, the digest bytes included, where strings cost 300).
   private struct Record: Sendable {
-    var digests = DigestValues()
-    var places: [Place] = []
+    private var slots: (Int32, Int32, Int32, Int32) = (-1, -1, -1, -1)
+
+    subscript(_ algorithm: DigestAlgorithm) -> Int? {
+      get {
+        let slot: Int32
+        switch algorithm {
+        case .sha256: slot = slots.0
+        case .sha512: slot = slots.1
+        case .sha1: slot = slots.2
+        case .md5: slot = slots.3
+        }
+        return slot < 0 ? nil : Int(slot)
+      }
+      set {
+        let slot = Int32(newValue ?? -1)
+        switch algorithm {
+        case .sha256: slots.0 = slot
+        case .sha512: slots.1 = slot
+        case .sha1: slots.2 = slot
+        case .md5: slots.3 = slot
+        }
+      }
+    }
   }
 
   /// The files read, as given.
   public private(set) var files: [String] = []
   private var records: [String: Record] = [:]
+  private var stored: [Stored] = []
+  /// Every digest's bytes, one after another.
+  private var arena: [UInt8] = []
 
   /// An empty table: no file read.
   public init() {}
@@ -41,17 +69,29 @@ public struct ChecksumTable: Sendable {
   /// How many paths have digests.
   public var count: Int { records.count }
 
-  /// The digests read for `path` (in manifest normal form); empty when none.
+  /// The digests read for `path` (in manifest normal form), lowercase hex; empty when none.
   public func digests(for path: String) -> DigestValues {
-    records[path]?.digests ?? DigestValues()
+    var values = DigestValues()
+    guard let record = records[path] else { return values }
+    for algorithm in DigestAlgorithm.allCases {
+      guard let index = record[algorithm] else { continue }
+      values[algorithm] = hex(stored[index], algorithm)
+    }
+    return values
   }
 
   /// `FILE:LINE` of the line that gave `path`'s digest of `algorithm`, if one did.
   public func place(of algorithm: DigestAlgorithm, for path: String) -> String? {
-    guard let place = records[path]?.places.first(where: { $0.algorithm == algorithm }) else {
-      return nil
+    guard let index = records[path]?[algorithm] else { return nil }
+    return "\(files[Int(stored[index].file)]):\(stored[index].line)"
+  }
+
+  private func hex(_ digest: Stored, _ algorithm: DigestAlgorithm) -> String {
+    arena.withUnsafeBytes { bytes in
+      let start = Int(digest.offset)
+      return Hex.encode(
+        UnsafeRawBufferPointer(rebasing: bytes[start..<(start + algorithm.byteCount)]))
     }
-    return "\(files[place.file]):\(place.line)"
   }
 
   /// Reads the checksum file at `path` into the table. A line that is not a checksum line,
@@ -63,6 +103,9 @@ public struct ChecksumTable: Sendable {
       )
     }
     let file = files.count
+    guard file <= UInt16.max else {
+      throw ChecksumFileError(.unreadable, file: path, line: 0, reason: "more than 65,536 files")
+    }
     files.append(path)
     var armor = ClearSignedArmor()
     while let event = reader.next() {
@@ -76,8 +119,10 @@ public struct ChecksumTable: Sendable {
           throw ChecksumFileError(.badLine, file: path, line: number, reason: error.reason)
         }
         guard let parsed, let name = parsed.path else { continue }
-        try insert(
-          parsed, path: name, place: Place(algorithm: parsed.algorithm, file: file, line: number))
+        guard number <= UInt32.max, arena.count <= UInt32.max - 64, stored.count < Int32.max else {
+          throw ChecksumFileError(.badLine, file: path, line: number, reason: "too many lines")
+        }
+        try insert(parsed, path: name, file: UInt16(file), number: UInt32(number))
       case .tooLong(let number):
         throw ChecksumFileError(
           .badLine, file: path, line: number, reason: "line is longer than 1 MiB")
@@ -89,22 +134,23 @@ public struct ChecksumTable: Sendable {
     }
   }
 
-  private mutating func insert(_ line: ChecksumLine, path: String, place: Place)
+  private mutating func insert(_ line: ChecksumLine, path: String, file: UInt16, number: UInt32)
     throws(ChecksumFileError)
   {
     var record = records[path] ?? Record()
-    if let known = record.digests[line.algorithm] {
-      guard known == line.hex else {
+    if let index = record[line.algorithm] {
+      guard hex(stored[index], line.algorithm) == line.hex else {
         let earlier = self.place(of: line.algorithm, for: path) ?? "an earlier line"
         throw ChecksumFileError(
-          .contradiction, file: files[place.file], line: place.line,
+          .contradiction, file: files[Int(file)], line: Int(number),
           reason:
             "\(line.algorithm) of \(ManifestText.quoted(path)) differs from the one at \(earlier)")
       }
       return
     }
-    record.digests[line.algorithm] = line.hex
-    record.places.append(place)
+    record[line.algorithm] = stored.count
+    stored.append(Stored(offset: UInt32(arena.count), line: number, file: file))
+    Hex.appendDecoded(line.hex, to: &arena)
     records[path] = record
   }
 }

@@ -37,6 +37,23 @@ enum Hex {
     return hasUpper ? text.lowercased() : text
   }
 
+  /// Appends the bytes that `hex` (hex digits of either case, an even number of them)
+  /// spells to `out`.
+  static func appendDecoded(_ hex: String, to out: inout [UInt8]) {
+    var high: UInt8?
+    for byte in hex.utf8 {
+      let value =
+        byte <= UInt8(ascii: "9")
+        ? byte &- UInt8(ascii: "0") : (byte | 0x20) &- UInt8(ascii: "a") &+ 10
+      if let first = high {
+        out.append(first << 4 | value)
+        high = nil
+      } else {
+        high = value
+      }
+    }
+  }
+
   /// Whether every byte of `bytes` is a hex digit of either case.
   static func isHex(_ bytes: some Sequence<UInt8>) -> Bool {
     bytes.allSatisfy { byte in
