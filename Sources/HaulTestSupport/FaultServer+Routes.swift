@@ -138,6 +138,11 @@ private struct FaultExchange {
         }
       }
     }
+    if let declare = options["declare"] {
+      headers += DeclaredDigestFields.fields(
+        declare.split(separator: ",").map(String.init), seed: seed, size: size,
+        part: start..<(start + length), wrong: faulty && options["declareWrong"] == "1")
+    }
     let lie = faulty ? int("lie") : nil
     if chunked {
       headers.append(("Transfer-Encoding", "chunked"))

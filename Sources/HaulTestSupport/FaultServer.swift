@@ -38,7 +38,10 @@ import Synchronization
 ///   chunked body that never ends), `chunked=1` (the body in chunked encoding),
 ///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
 ///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
-///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`).
+///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`),
+///   `declare=FORM,...` (digest fields such as `Repr-Digest`, `Content-Digest`, `Digest`,
+///   `x-goog-hash`, `x-amz-checksum-sha256`, or `malformed` ones; see `DeclaredDigestFields`)
+///   with `declareWrong=1` *fault* (the declared digests are of other bytes).
 /// - `bearer=H`: 401 (with `WWW-Authenticate: Bearer`) unless the request carries
 ///   `Authorization: Bearer T` where T's SHA-256 is H (hex; the URL never holds the token):
 ///   a token that expired, for credential refresh tests.

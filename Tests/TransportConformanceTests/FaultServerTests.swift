@@ -44,6 +44,45 @@ import Testing
     #expect(head.status == 200 && head.body.isEmpty && head.value(for: "Content-Length") == "5000")
   }
 
+  @Test func data_route_declares_the_digests_asked_for_and_wrong_ones_while_faulty() throws {
+    let server = try FaultServer.started()
+    defer { server.stop() }
+    let target = "/data/declared?size=5000&seed=3&declare=repr-sha-512,content-sha-256,goog-md5"
+
+    let full = try RawHTTP.request("GET", target, port: server.port)
+    let whole = DeclaredDigestFields.digests(seed: 3, range: 0..<5000)
+    #expect(
+      ServerDigests.declared(by: ResponseHead(status: full.status, headers: full.headers))
+        == [
+          ExpectedDigest(
+            algorithm: .sha512, hex: whole[.sha512]!, source: "server:repr-digest:sha-512"),
+          ExpectedDigest(
+            algorithm: .sha256, hex: whole[.sha256]!, source: "server:content-digest:sha-256"),
+          ExpectedDigest(algorithm: .md5, hex: whole[.md5]!, source: "server:x-goog-hash:md5"),
+        ])
+
+    let part = try RawHTTP.request(
+      "GET", target, port: server.port, headers: ["Range": "bytes=1000-"])
+    #expect(part.status == 206)
+    let partDigest = DeclaredDigestFields.digests(seed: 3, range: 1000..<5000)[.sha256]!
+    #expect(
+      part.value(for: "Content-Digest")
+        == "sha-256=:\(DeclaredDigestFields.base64(partDigest)):")
+
+    let wrong = try RawHTTP.request(
+      "GET", target + "&declareWrong=1&times=1", port: server.port)
+    let declared = ServerDigests.declared(
+      by: ResponseHead(status: wrong.status, headers: wrong.headers))
+    #expect(declared.count == 3)
+    #expect(declared.allSatisfy { whole[$0.algorithm] != $0.hex })
+    let right = try RawHTTP.request(
+      "GET", target + "&declareWrong=1&times=1", port: server.port)
+    let again = ServerDigests.declared(
+      by: ResponseHead(status: right.status, headers: right.headers))
+    #expect(again.count == 3)
+    #expect(again.allSatisfy { whole[$0.algorithm] == $0.hex })
+  }
+
   @Test func faults_apply_for_the_first_times_requests_only() throws {
     let server = try FaultServer.started()
     defer { server.stop() }
