@@ -3,8 +3,9 @@ import Foundation
 import HaulCore
 import Synchronization
 
-/// The libcurl transport: one multi handle, driven by its own thread, shared by every
-/// exchange so connections (and HTTP/2 streams, over TLS) are reused.
+/// The libcurl transport: a multi handle driven by its own thread (or several, one per
+/// loop: `TransportOptions.loops`), shared by the exchanges it runs so connections (and
+/// HTTP/2 streams, over TLS) are reused.
 ///
 /// Threading: `perform` may be called from any task; it posts the exchange to the loop
 /// thread and suspends until the loop finishes it. Sinks are called on the loop thread.
@@ -26,34 +27,59 @@ import Synchronization
 public final class CurlTransport: Transport, EngineTransport {
   public var name: String { "curl" }
 
-  private let mailbox: CurlMailbox
-  private let thread: Mutex<pthread_t?>
+  /// One mailbox per loop thread, in the order of `threads`.
+  private let mailboxes: [CurlMailbox]
+  private let threads: [pthread_t]
+  private let joined = Mutex(false)
+  /// Where the next exchange or batch of jobs from outside the loops goes.
+  private let nextLoop = Atomic<Int>(0)
   private let maxHeaderBytes: Int
 
-  /// Creates the multi handle and starts the loop thread.
+  /// Creates the multi handles and starts the loop threads (`TransportOptions.loops`; one
+  /// under `--max-rate`, whose one bucket a single loop charges).
   ///
   /// - SeeAlso: `CURLMOPT_MAX_TOTAL_CONNECTIONS`, `CURLMOPT_MAX_HOST_CONNECTIONS`.
   public init(options: TransportOptions = .init()) {
     precondition(curlGlobalInitialization == CURLE_OK, "curl_global_init failed")
-    guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
-    _ = haul_multi_setopt_long(
-      multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.maxConnections))
-    _ = haul_multi_setopt_long(
-      multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, options.maxConnectionsPerHost))
+    let count = options.maxBytesPerSecond == nil ? max(1, options.loops) : 1
     let settings = CurlSettings(
       extraCACertificates: options.extraCACertificates, systemCAPath: Self.systemCAPath)
-    mailbox = CurlMailbox(multi: multi)
     maxHeaderBytes = options.maxHeaderBytes
-    let loop = CurlLoop(
-      multi: multi, mailbox: mailbox, settings: settings,
-      maxIdleHandles: max(1, options.maxConnections), maxHeaderBytes: options.maxHeaderBytes,
-      maxBytesPerSecond: options.maxBytesPerSecond)
-    // The loop moves to its thread here; this thread keeps no reference to it.
-    var handle = pthread_t()
-    let created = pthread_create(
-      &handle, nil, curlLoopThreadMain, Unmanaged.passRetained(loop).toOpaque())
-    precondition(created == 0, "cannot start the curl loop thread: error \(created)")
-    thread = Mutex(handle)
+    var mailboxes: [CurlMailbox] = []
+    var threads: [pthread_t] = []
+    for _ in 0..<count {
+      guard let multi = curl_multi_init() else {
+        fatalError("curl_multi_init failed: out of memory")
+      }
+      _ = haul_multi_setopt_long(
+        multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.maxConnections))
+      _ = haul_multi_setopt_long(
+        multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, options.maxConnectionsPerHost))
+      let mailbox = CurlMailbox(multi: multi)
+      let loop = CurlLoop(
+        multi: multi, mailbox: mailbox, settings: settings,
+        maxIdleHandles: max(1, options.maxConnections), maxHeaderBytes: options.maxHeaderBytes,
+        maxBytesPerSecond: options.maxBytesPerSecond)
+      // The loop moves to its thread here; this thread keeps no reference to it.
+      var handle = pthread_t()
+      let created = pthread_create(
+        &handle, nil, curlLoopThreadMain, Unmanaged.passRetained(loop).toOpaque())
+      precondition(created == 0, "cannot start the curl loop thread: error \(created)")
+      mailboxes.append(mailbox)
+      threads.append(handle)
+    }
+    self.mailboxes = mailboxes
+    self.threads = threads
+  }
+
+  /// The mailbox of the loop running on this thread, if it is one; else the next in turn.
+  private func mailboxForCaller() -> CurlMailbox {
+    guard mailboxes.count > 1 else { return mailboxes[0] }
+    let me = pthread_self()
+    if let index = threads.firstIndex(where: { pthread_equal($0, me) != 0 }) {
+      return mailboxes[index]
+    }
+    return mailboxes[nextLoop.add(1, ordering: .relaxed).newValue % mailboxes.count]
   }
 
   public func perform(_ request: TransferRequest, sink: any ResponseSink)
@@ -61,7 +87,7 @@ public final class CurlTransport: Transport, EngineTransport {
     -> TransferResponse
   {
     let exchange = try CurlExchange(request: request, sink: sink, maxHeaderBytes: maxHeaderBytes)
-    let mailbox = self.mailbox
+    let mailbox = mailboxForCaller()
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         exchange.continuation = continuation
@@ -75,23 +101,41 @@ public final class CurlTransport: Transport, EngineTransport {
     return try result.get()
   }
 
+  /// Starts `jobs`: on the calling loop when a job's end asks for more (its slot freed
+  /// there, so the work stays where the connection is), spread over the loops otherwise.
   package func start(_ jobs: [any TransportJob]) {
-    _ = mailbox.post(.jobs(jobs))
+    guard mailboxes.count > 1, !threads.contains(where: { pthread_equal($0, pthread_self()) != 0 })
+    else {
+      _ = mailboxForCaller().post(.jobs(jobs))
+      return
+    }
+    var shares = [[any TransportJob]](repeating: [], count: mailboxes.count)
+    let first = nextLoop.add(jobs.count, ordering: .relaxed).newValue
+    for (offset, job) in jobs.enumerated() {
+      shares[(first + offset) % mailboxes.count].append(job)
+    }
+    for (mailbox, share) in zip(mailboxes, shares) where !share.isEmpty {
+      _ = mailbox.post(.jobs(share))
+    }
   }
 
   package func cancelJobs() {
-    _ = mailbox.post(.cancelJobs)
+    for mailbox in mailboxes { _ = mailbox.post(.cancelJobs) }
   }
 
   public func shutdown() async {
-    let mailbox = self.mailbox
-    await withCheckedContinuation { continuation in
-      if !mailbox.post(.shutdown(continuation)) { continuation.resume() }
+    for mailbox in mailboxes {
+      await withCheckedContinuation { continuation in
+        if !mailbox.post(.shutdown(continuation)) { continuation.resume() }
+      }
     }
-    // The loop resumed us as its last act, so this join returns at once.
-    if let handle = thread.withLock({ $0.take() }) {
-      pthread_join(handle, nil)
-    }
+    // Each loop resumed us as its last act, so these joins return at once.
+    guard
+      joined.withLock({ done in
+        defer { done = true }; return !done
+      })
+    else { return }
+    for handle in threads { pthread_join(handle, nil) }
   }
 
   /// The system CA directory libcurl was built with (Debian: `/etc/ssl/certs`).

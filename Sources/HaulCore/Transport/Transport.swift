@@ -38,12 +38,16 @@ public struct TransportOptions: Sendable, Hashable {
   /// One cap over all transfers together, in bytes per second (`--max-rate`); the transport
   /// charges a shared `TokenBucket` and pauses transfers rather than sleeping threads.
   public var maxBytesPerSecond: Double?
+  /// Threads that drive transfers, for a transport that has its own (`--loops`): more than
+  /// one lets the work of many small files use more than one core.
+  public var loops: Int
 
   public init(
     maxConnections: Int = 16, maxConnectionsPerHost: Int = 8,
     extraCACertificates: String? = nil, maxHeaderBytes: Int = 256 * 1024,
-    maxBytesPerSecond: Double? = nil
+    maxBytesPerSecond: Double? = nil, loops: Int = 1
   ) {
+    self.loops = loops
     self.maxConnections = maxConnections
     self.maxConnectionsPerHost = maxConnectionsPerHost
     self.extraCACertificates = extraCACertificates

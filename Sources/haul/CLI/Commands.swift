@@ -51,6 +51,9 @@ enum Commands {
       OptionSpec(
         "max-rate", value: "RATE",
         help: "overall cap in bytes per second over all transfers, e.g. 50M"),
+      OptionSpec(
+        "loops", value: "N", default: "1",
+        help: "threads driving the curl transport's transfers"),
       timeout,
       header,
       OptionSpec(

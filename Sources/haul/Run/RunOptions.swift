@@ -16,6 +16,7 @@ struct RunOptions: Sendable {
   var transport = TransportChoice.curl
   var retries = 5
   var segments = 1
+  var loops = 1
   /// `--max-rate`, in bytes per second over all transfers.
   var maxRate: Double?
   var minSegmentSize: Int64 = 8 << 20
@@ -44,6 +45,9 @@ struct RunOptions: Sendable {
       let rate = try values.size("max-rate", text)
       guard rate > 0 else { throw UsageError("--max-rate must be more than 0", command: "run") }
       maxRate = Double(rate)
+    }
+    if let text = parsed.value("loops") {
+      loops = try values.count("loops", text, in: 1...64)
     }
     if let text = parsed.value("segments") {
       segments = try values.count("segments", text, in: 1...64)
@@ -126,7 +130,7 @@ struct RunOptions: Sendable {
   var transportOptions: TransportOptions {
     TransportOptions(
       maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert,
-      maxBytesPerSecond: maxRate)
+      maxBytesPerSecond: maxRate, loops: loops)
   }
 
   /// The single MANIFEST argument.
