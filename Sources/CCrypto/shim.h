@@ -17,4 +17,7 @@ static inline const EVP_MD *haul_digest_method(const char *name) {
   return EVP_get_digestbyname(name);
 #endif
 }
+
+// OpenSSL's one-shot HMAC: HMAC-SHA256 for AWS Signature Version 4.
+#include <openssl/hmac.h>
 #endif
