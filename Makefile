@@ -8,6 +8,12 @@ SWIFT ?= swift
 # openssl makes the throwaway TLS certificates of the HTTPS and HTTP/2 tests.
 DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx openssl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+# Python packages of the S3 tests, from PyPI with the python3 on PATH (the one the tests
+# run): botocore signs requests for the differential SigV4 test, moto[server] is the S3 API
+# server of the S3 end-to-end tests. Checked by import, installed only if missing.
+PYTHON ?= python3
+PIP_PACKAGES := botocore 'moto[server]'
+PIP_IMPORTS := import botocore, moto.server
 
 .PHONY: all deps build release test demo bench install format lint clean
 
@@ -28,6 +34,14 @@ deps:
 	  echo "make: installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@if ! $(PYTHON) -c '$(PIP_IMPORTS)' >/dev/null 2>&1; then \
+	  echo "make: installing Python packages: $(PIP_PACKAGES)"; \
+	  if ! $(PYTHON) -m pip --version >/dev/null 2>&1; then \
+	    $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip; \
+	  fi; \
+	  PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q $(PIP_PACKAGES); \
 	fi
 
 build: deps
