@@ -35,15 +35,19 @@ public struct Manifest: Sendable {
   public var outputDirectory: String
   /// Digests from checksum files, applied to downloads by `path`.
   public var checksums: ChecksumTable
+  /// `--s3`: where `s3://BUCKET/KEY` URLs go; entries carry the endpoint's URL. `nil`
+  /// refuses `s3://` URLs.
+  public var s3: S3Endpoint?
 
   public init(
     path: String, displayName: String, outputDirectory: String,
-    checksums: ChecksumTable = ChecksumTable()
+    checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil
   ) {
     self.path = path
     self.displayName = displayName
     self.outputDirectory = outputDirectory
     self.checksums = checksums
+    self.s3 = s3
   }
 
   /// Checks every line, in one streaming pass, before anything is transferred: the first bad
@@ -64,7 +68,7 @@ public struct Manifest: Sendable {
       case .line(let number, let bytes):
         let checked: ManifestLineCheck?
         do {
-          checked = try ManifestLineParser.check(bytes, line: number)
+          checked = try ManifestLineParser.check(bytes, line: number, s3: s3)
         } catch {
           throw self.error(line: number, error.reason)
         }

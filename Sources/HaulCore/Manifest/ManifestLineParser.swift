@@ -22,18 +22,18 @@ import Foundation
 enum ManifestLineParser {
   /// The entry on `bytes` (one line without its line break), or `nil` for a blank or
   /// comment line.
-  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ManifestLineError)
-    -> ManifestEntry?
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil)
+    throws(ManifestLineError) -> ManifestEntry?
   {
     guard let content = try content(of: bytes) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
     guard content[0] == UInt8(ascii: "{") else {
       let trimmed =
         content.count == bytes.count ? text : String(decoding: content, as: UTF8.self)
-      let (url, path) = try parseBareURL(content, text: trimmed)
+      let (url, path) = try parseBareURL(content, text: trimmed, s3: s3)
       return ManifestEntry(line: line, text: text, url: url, path: path)
     }
-    let fields = try ManifestObjectScanner.scan(content, buildsURLs: true)
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: true, s3: s3)
     let path = try path(of: fields)
     return ManifestEntry(
       line: line, text: text, operation: fields.operation, url: try url(of: fields),
@@ -43,15 +43,16 @@ enum ManifestLineParser {
 
   /// What validation needs of the line on `bytes`, or `nil` for a blank or comment line;
   /// throws exactly what `parse` throws.
-  static func check(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ManifestLineError)
-    -> ManifestLineCheck?
+  static func check(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil)
+    throws(ManifestLineError) -> ManifestLineCheck?
   {
     guard let content = try content(of: bytes) else { return nil }
     guard content[0] == UInt8(ascii: "{") else {
-      let (url, path) = try parseBareURL(content, text: String(decoding: content, as: UTF8.self))
+      let (url, path) = try parseBareURL(
+        content, text: String(decoding: content, as: UTF8.self), s3: s3)
       return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
     }
-    let fields = try ManifestObjectScanner.scan(content, buildsURLs: false)
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: false, s3: s3)
     let path = try path(of: fields)
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
@@ -77,13 +78,13 @@ enum ManifestLineParser {
 
   /// The URL and default path of a line that is not a JSON object (`content`, also as
   /// `text`): a bare URL, or else an error saying what the line is.
-  private static func parseBareURL(_ content: UnsafeBufferPointer<UInt8>, text: String)
-    throws(ManifestLineError) -> (URL, String)
-  {
+  private static func parseBareURL(
+    _ content: UnsafeBufferPointer<UInt8>, text: String, s3: S3Endpoint?
+  ) throws(ManifestLineError) -> (URL, String) {
     if let schemeLength = ManifestURL.schemeLength(in: content),
       content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
-      let url = try ManifestURL.parse(text, field: "URL").get()
+      let url = try ManifestURL.parse(text, field: "URL", s3: s3).get()
       return (url, try defaultPath(for: url))
     }
     if case .success(let value) = Result(catching: { () throws(JSONLineParser.SyntaxError) in

@@ -110,18 +110,22 @@ struct ManifestObjectScanner {
   /// Keys that name no field, for the same purpose (rare: such a line is an error anyway).
   private var unknownKeys = JSONKeySet()
 
-  private init(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool) {
+  /// Where `s3://` URLs go (`--s3`); `nil` refuses them.
+  private let s3: S3Endpoint?
+
+  private init(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool, s3: S3Endpoint?) {
     json = JSONLineParser(bytes)
     self.buildsURLs = buildsURLs
+    self.s3 = s3
   }
 
   /// The fields of the object that is all of `bytes` (which start with `{`), or why the line
   /// is bad. Without `buildsURLs` (for validation), a URL that `ManifestURL.isPlain` accepts
   /// is not built: a `url` is kept as written in `plainURL`, a mirror is left out.
-  static func scan(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool)
+  static func scan(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool, s3: S3Endpoint? = nil)
     throws(ManifestLineError) -> Fields
   {
-    var scanner = ManifestObjectScanner(bytes, buildsURLs: buildsURLs)
+    var scanner = ManifestObjectScanner(bytes, buildsURLs: buildsURLs, s3: s3)
     do {
       try scanner.scanObject()
     } catch {
@@ -229,7 +233,7 @@ struct ManifestObjectScanner {
         fields.plainURL = string
         return
       }
-      switch ManifestURL.parse(string, field: "\"url\"") {
+      switch ManifestURL.parse(string, field: "\"url\"", s3: s3) {
       case .success(let url): fields.url = url
       case .failure(let failure): note(failure)
       }
@@ -359,7 +363,7 @@ struct ManifestObjectScanner {
       if current == UInt8(ascii: "\"") {
         let string = try json.parseString()
         if problem == nil, buildsURLs || !ManifestURL.isPlain(string) {
-          switch ManifestURL.parse(string, field: "\"mirrors\" item \(number)") {
+          switch ManifestURL.parse(string, field: "\"mirrors\" item \(number)", s3: s3) {
           case .success(let url): fields.mirrors.append(url)
           case .failure(let failure): note(failure)
           }

@@ -2,11 +2,15 @@ import Foundation
 
 /// The rules for a manifest URL (`url`, each of `mirrors`, a bare URL line): scheme `http` or
 /// `https` (any case, made lower case), a host, no control characters; parsed by Foundation's
-/// `URL(string:)`.
+/// `URL(string:)`. With `--s3`, also `s3://BUCKET/KEY`, mapped to the endpoint's URL.
 enum ManifestURL {
   /// The URL in `string`, or why it is not allowed. `field` names it in the reason
   /// (`"url"`, `"mirrors" item 2`); the URL itself is never quoted (it may hold a password).
-  static func parse(_ string: String, field: String) -> Result<URL, ManifestLineError> {
+  /// An `s3://` URL is accepted only with an `s3` endpoint, and becomes its URL there.
+  static func parse(_ string: String, field: String, s3: S3Endpoint? = nil)
+    -> Result<URL, ManifestLineError>
+  {
+    if S3ObjectAddress.hasS3Scheme(string) { return parseS3(string, field: field, s3: s3) }
     var string = string
     let shape = string.withUTF8 { Shape(of: $0) }
     guard let schemeLength = shape.schemeLength else {
@@ -39,6 +43,20 @@ enum ManifestURL {
       }
     }
     return .success(url)
+  }
+
+  /// `s3://BUCKET/KEY` as the endpoint's https (or http) URL; prefixes are refused until
+  /// listing is wired into the scheduler.
+  private static func parseS3(_ string: String, field: String, s3: S3Endpoint?)
+    -> Result<URL, ManifestLineError>
+  {
+    guard let s3 else { return .failure(.init("\(field) is an s3:// URL, which needs --s3")) }
+    let mapped = S3ObjectAddress.parse(string).flatMap { address in
+      address.isPrefix
+        ? .failure(S3AddressError("is an s3:// prefix, which cannot be listed yet"))
+        : s3.url(for: address)
+    }
+    return mapped.mapError { ManifestLineError("\(field) \($0.reason)") }
   }
 
   /// Whether `string` is a URL of the plainest kind, which `parse` is sure to accept: `http`
