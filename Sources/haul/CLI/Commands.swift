@@ -59,6 +59,16 @@ enum Commands {
       OptionSpec(
         "auth-command", value: "CMD",
         help: "send CMD's output as a bearer token; rerun on 401"),
+      OptionSpec(
+        "s3", help: "sign requests with AWS SigV4 and accept s3://BUCKET/KEY URLs"),
+      OptionSpec(
+        "s3-endpoint", value: "URL", default: "https://s3.REGION.amazonaws.com",
+        help: "where s3:// URLs go (with --s3)"),
+      OptionSpec(
+        "s3-region", value: "R", help: "the region to sign for (default: AWS_REGION, ~/.aws)"),
+      OptionSpec(
+        "s3-addressing", value: "STYLE",
+        help: "path or virtual (default: virtual on AWS, path on a custom endpoint)"),
       OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),
       OptionSpec(
         "events", help: "JSON Lines events on standard output instead of the progress display"),

@@ -41,10 +41,13 @@ final class ManifestInput {
     if spool >= 0 { close(spool) }
   }
 
-  /// The manifest for the library, with `output` as its output directory and the digests of
-  /// `checksums` applied to its downloads.
-  func manifest(output: String, checksums: ChecksumTable = ChecksumTable()) -> Manifest {
-    Manifest(path: path, displayName: displayName, outputDirectory: output, checksums: checksums)
+  /// The manifest for the library, with `output` as its output directory, the digests of
+  /// `checksums` applied to its downloads, and `s3` as where `s3://` URLs go (`--s3`).
+  func manifest(output: String, checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil)
+    -> Manifest
+  {
+    Manifest(
+      path: path, displayName: displayName, outputDirectory: output, checksums: checksums, s3: s3)
   }
 
   private func copyStandardInput(to fd: Int32) throws(ManifestError) {

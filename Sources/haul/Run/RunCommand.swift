@@ -21,6 +21,18 @@ struct RunCommand {
       return .usage
     }
 
+    var s3: S3Setup?
+    if let choice = options.s3 {
+      switch S3Setup.resolve(
+        endpoint: choice.endpoint, region: choice.region, addressing: choice.addressing)
+      {
+      case .success(let setup): s3 = setup
+      case .failure(let problem):
+        Console.error(UsageError("--s3: \(problem.message)", command: "run").text + "\n")
+        return .usage
+      }
+    }
+
     let checksums: ChecksumTable
     do throws(ChecksumFileError) {
       checksums = try ChecksumTable(reading: options.checksums)
@@ -32,12 +44,13 @@ struct RunCommand {
     let whole: ManifestStatistics
     do throws(ManifestError) {
       input = try ManifestInput(argument: options.manifest)
-      whole = try input.manifest(output: options.output, checksums: checksums).validate()
+      whole = try input.manifest(output: options.output, checksums: checksums, s3: s3?.endpoint)
+        .validate()
     } catch {
       Console.error(error.description + "\n")
       return .usage
     }
-    let manifest = input.manifest(output: options.output, checksums: checksums)
+    let manifest = input.manifest(output: options.output, checksums: checksums, s3: s3?.endpoint)
     let entries = RunEntries(entries: manifest.entries(), shard: options.shard)
     let statistics = entries.statistics(whole: whole)
 
@@ -50,7 +63,7 @@ struct RunCommand {
       Console.error(UsageError("--report \(error)", command: "run").text + "\n")
       return .usage
     }
-    var interceptor: CommandTokenInterceptor?
+    var interceptor: (any RequestInterceptor)? = s3?.interceptor
     if let command = options.authCommand {
       let tokens = CommandTokenInterceptor(command: command)
       do throws(TransferError) {

@@ -35,6 +35,16 @@ struct RunOptions: Sendable {
   var shard: Shard?
   /// `--checksums` files, in the order given; read before the manifest.
   var checksums: [String] = []
+  /// `--s3` and its settings, when given.
+  var s3: S3Choice?
+
+  /// What `--s3`, `--s3-endpoint`, `--s3-region` and `--s3-addressing` asked for; resolved
+  /// with the credentials by `S3Setup` when the run starts.
+  struct S3Choice: Sendable {
+    var endpoint: String?
+    var region: String?
+    var addressing: S3Addressing?
+  }
 
   /// Reads and checks `parsed`.
   init(_ parsed: ParsedArguments) throws(UsageError) {
@@ -99,6 +109,10 @@ struct RunOptions: Sendable {
       shard = value
     }
     checksums = try RunOptions.checksumFiles(parsed, command: "run")
+    s3 = try RunOptions.s3Choice(parsed)
+    if s3 != nil, authCommand != nil {
+      throw UsageError("--s3 and --auth-command cannot be combined", command: "run")
+    }
     events = parsed.has("events")
     quiet = parsed.has("quiet")
     fsync = parsed.has("fsync")
@@ -131,6 +145,37 @@ struct RunOptions: Sendable {
     TransportOptions(
       maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert,
       maxBytesPerSecond: maxRate, loops: loops)
+  }
+
+  /// `--s3` with its settings, checked; the settings without `--s3` are a usage error.
+  static func s3Choice(_ parsed: ParsedArguments) throws(UsageError) -> S3Choice? {
+    let settings = ["s3-endpoint", "s3-region", "s3-addressing"]
+    guard parsed.has("s3") else {
+      if let given = settings.first(where: { parsed.value($0) != nil }) {
+        throw UsageError("--\(given) needs --s3", command: "run")
+      }
+      return nil
+    }
+    var choice = S3Choice()
+    if let text = parsed.value("s3-endpoint") {
+      if case .failure(let problem) = S3Endpoint.custom(text) {
+        throw UsageError("--s3-endpoint '\(text)' \(problem.reason)", command: "run")
+      }
+      choice.endpoint = text
+    }
+    if let text = parsed.value("s3-region") {
+      guard !text.isEmpty, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x2F }) else {
+        throw UsageError("--s3-region '\(text)' is not a region name", command: "run")
+      }
+      choice.region = text
+    }
+    if let text = parsed.value("s3-addressing") {
+      guard let style = S3Addressing(rawValue: text) else {
+        throw UsageError("--s3-addressing must be path or virtual, not '\(text)'", command: "run")
+      }
+      choice.addressing = style
+    }
+    return choice
   }
 
   /// The single MANIFEST argument.
