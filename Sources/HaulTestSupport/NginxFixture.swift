@@ -158,7 +158,7 @@ public final class NginxFixture: Sendable {
 
   // MARK: - Setup
 
-  private static func freePort() throws -> Int {
+  static func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw FixtureError("socket: \(errnoText())") }
     defer { close(fd) }
@@ -202,7 +202,7 @@ public final class NginxFixture: Sendable {
     return false
   }
 
-  private static func canConnect(port: Int) -> Bool {
+  static func canConnect(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }

@@ -31,9 +31,11 @@ enum HaulBinary {
       ?? candidates.last!
   }()
 
-  /// Starts haul with `arguments`; its output goes to files in `directory`.
+  /// Starts haul with `arguments`; its output goes to files in `directory`. `environment`
+  /// is added to (and overrides) the test's own.
   static func start(
-    _ arguments: [String], in directory: TemporaryDirectory, stdin: String? = nil
+    _ arguments: [String], in directory: TemporaryDirectory, stdin: String? = nil,
+    environment: [String: String] = [:]
   ) throws -> RunningHaul {
     guard FileManager.default.isExecutableFile(atPath: path) else {
       throw FixtureError("the haul binary is missing at \(path): run `swift build` first")
@@ -42,6 +44,9 @@ enum HaulBinary {
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.currentDirectoryURL = directory.url
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let id = UUID().uuidString
     let out = directory.file(".stdout-\(id)")
     let err = directory.file(".stderr-\(id)")
@@ -64,9 +69,10 @@ enum HaulBinary {
   /// Runs haul with `arguments` to the end (killed after `timeout` seconds).
   static func run(
     _ arguments: [String], in directory: TemporaryDirectory, stdin: String? = nil,
-    timeout: Double = 120
+    environment: [String: String] = [:], timeout: Double = 120
   ) async throws -> HaulResult {
-    try await start(arguments, in: directory, stdin: stdin).finish(timeout: timeout)
+    try await start(arguments, in: directory, stdin: stdin, environment: environment)
+      .finish(timeout: timeout)
   }
 }
 

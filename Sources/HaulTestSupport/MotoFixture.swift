@@ -1,0 +1,115 @@
+import Foundation
+
+/// A real S3 API server for tests: moto in server mode (`python3 -m moto.server`, pip
+/// `moto[server]`, installed by `make deps`) on a free 127.0.0.1 port, with signature
+/// checking on.
+///
+/// `start` creates the buckets and an IAM user with an access key, then turns moto's
+/// authentication on (`Tests/botocore/moto_setup.py`): from then on every request must be
+/// signed with that key, and a wrong signature is answered 403. Without Python or moto,
+/// `start` throws: the tests fail, they do not skip.
+public final class MotoFixture: Sendable {
+  /// The port moto listens on (127.0.0.1).
+  public let port: Int
+  /// The access key moto knows.
+  public let accessKeyID: String
+  /// Its secret.
+  public let secretAccessKey: String
+  private let process: Process
+  private let directory: TemporaryDirectory
+
+  /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.
+  public var endpoint: String { "http://127.0.0.1:\(port)" }
+
+  private init(
+    port: Int, accessKeyID: String, secretAccessKey: String, process: Process,
+    directory: TemporaryDirectory
+  ) {
+    self.port = port
+    self.accessKeyID = accessKeyID
+    self.secretAccessKey = secretAccessKey
+    self.process = process
+    self.directory = directory
+  }
+
+  /// The scripts beside the tests.
+  static let setupScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Tests/botocore/moto_setup.py").path
+
+  /// Starts moto with `buckets`, runs `body` with it, and stops it however `body` ends.
+  public static func with<T>(buckets: [String], _ body: (MotoFixture) async throws -> T)
+    async throws -> T
+  {
+    let moto = try start(buckets: buckets)
+    defer { moto.stop() }
+    return try await body(moto)
+  }
+
+  /// Starts moto, waits until it answers, creates `buckets` and the key, and turns
+  /// signature checking on.
+  public static func start(buckets: [String]) throws -> MotoFixture {
+    let directory = try TemporaryDirectory(prefix: "haul-moto")
+    let port = try NginxFixture.freePort()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    let log = directory.file("moto.log")
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
+    process.standardError = FileHandle(forWritingAtPath: log)
+    do {
+      try process.run()
+    } catch {
+      directory.remove()
+      throw FixtureError("cannot run python3 -m moto.server: \(error)")
+    }
+    func fail(_ reason: String) -> FixtureError {
+      end(process)
+      let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+      directory.remove()
+      return FixtureError("\(reason) (install it with `make deps`): \(text.suffix(2000))")
+    }
+    let deadline = Date().addingTimeInterval(30)
+    while !NginxFixture.canConnect(port: port) {
+      guard process.isRunning, Date() < deadline else {
+        throw fail("moto did not start listening on 127.0.0.1:\(port)")
+      }
+      usleep(50_000)
+    }
+    let setup = Process()
+    setup.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    setup.arguments = ["python3", setupScript, "\(port)"] + buckets
+    let output = Pipe()
+    setup.standardOutput = output
+    setup.standardError = FileHandle(forWritingAtPath: log)
+    setup.standardInput = FileHandle.nullDevice
+    try setup.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    setup.waitUntilExit()
+    guard setup.terminationStatus == 0,
+      let keys = try? JSONSerialization.jsonObject(with: data) as? [String: String],
+      let id = keys["access_key"], let secret = keys["secret_key"]
+    else { throw fail("\(setupScript) could not prepare moto") }
+    return MotoFixture(
+      port: port, accessKeyID: id, secretAccessKey: secret, process: process,
+      directory: directory)
+  }
+
+  /// Stops moto (SIGTERM, SIGKILL after 3 s) and removes its directory.
+  public func stop() {
+    Self.end(process)
+    directory.remove()
+  }
+
+  private static func end(_ process: Process) {
+    if process.isRunning {
+      process.terminate()
+      let deadline = Date().addingTimeInterval(3)
+      while process.isRunning && Date() < deadline { usleep(10_000) }
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+    process.waitUntilExit()
+  }
+}
