@@ -18,6 +18,8 @@ package enum S3URIEncoding {
 
   /// `text` with `%XX` sequences turned back into bytes (invalid sequences stay as written,
   /// `+` is a plus); bytes that are not UTF-8 are replaced, as `String(decoding:)` does.
+  /// Not Foundation's `removingPercentEncoding`, which drops a leading U+FEFF and so would
+  /// sign another parameter than the one sent (the botocore comparison caught it).
   package static func decode(_ text: Substring) -> String {
     let bytes = Array(text.utf8)
     var out = [UInt8]()

@@ -63,7 +63,7 @@ public struct SigV4Signer: Sendable {
     let stringToSign = [
       "AWS4-HMAC-SHA256", timestamp.amzDate, scope, SHA256.hex(of: canonical.text.utf8),
     ].joined(separator: "\n")
-    let signature = Self.hex(
+    let signature = Hex.encode(
       HMACSHA256.mac(key: signingKey(scopeDate: timestamp.scopeDate), message: stringToSign))
     signed.append(
       HTTPField(
@@ -82,14 +82,4 @@ public struct SigV4Signer: Sendable {
     return HMACSHA256.mac(key: serviceKey, message: "aws4_request")
   }
 
-  private static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0x0f)])
-    }
-    return String(decoding: out, as: UTF8.self)
-  }
 }
