@@ -189,18 +189,16 @@ final class EntryRunner: Sendable {
     }
   }
 
-  /// Runs `job`'s attempts over its sources. `holdingSlot`: the first attempt's slot is
-  /// already taken. `after`: the first attempt on the first source was made elsewhere (by
-  /// the engine) and failed so; its slot is already given back.
+  /// Runs `job`'s attempts over its sources, as `AttemptLoop` decides. `holdingSlot`: the
+  /// first attempt's slot is already taken. `after`: the first attempt on the first source
+  /// was made elsewhere (by the engine) and failed so; its slot is already given back.
   func run(_ job: EntryJob, holdingSlot: Bool, after first: Failure? = nil) async {
     let entry = job.entry
     let sources = entry.sources
+    var loop = AttemptLoop(sources: sources.count, policy: retryPolicy)
+    loop.begin()
     var pending = first
     var holding = holdingSlot
-    var sourceIndex = 0
-    var attemptOfSource = first == nil ? 0 : 1
-    var lastError = Scheduler.cancelledError
-    var result: Success?
     if entry.operation == .download, job.local == nil {
       do throws(TransferError) {
         job.local = try localFiles(for: entry)
@@ -210,79 +208,64 @@ final class EntryRunner: Sendable {
         return
       }
     }
-    sources: while sourceIndex < sources.count {
-      let url = sources[sourceIndex]
+    while true {
+      let url = sources[loop.source]
       let host = state.hostID(Origin(url).description)
-      while true {
-        let attempt: Result<Success, Failure>
-        if let failure = pending {
-          pending = nil
-          attempt = .failure(failure)
+      let attempt: Result<Success, Failure>
+      if let failure = pending {
+        pending = nil
+        attempt = .failure(failure)
+      } else {
+        job.attempts = loop.attempts
+        if !holding {
+          guard !Task.isCancelled, await acquireSlot(host: host) else {
+            end(job, with: .failure(Failure(error: Scheduler.cancelledError)))
+            return
+          }
+        }
+        holding = false
+        job.beginOnce()
+        if let local = job.local {
+          attempt = await download(job, from: url, into: local)
         } else {
-          attemptOfSource += 1
-          job.attempts += 1
-          if !holding {
-            guard !Task.isCancelled, await acquireSlot(host: host) else {
-              lastError = Scheduler.cancelledError
-              break sources
-            }
-          }
-          holding = false
-          job.beginOnce()
-          if let local = job.local {
-            attempt = await download(job, from: url, into: local)
-          } else {
-            attempt = await upload(job, to: url)
-          }
-          switch attempt {
-          case .success:
-            releaseSlot(host: host, status: 200)
-          case .failure(let failure):
-            releaseSlot(
-              host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
-              answered: failure.answered)
-          }
+          attempt = await upload(job, to: url)
         }
         switch attempt {
-        case .success(let success):
-          result = success
-          break sources
+        case .success:
+          releaseSlot(host: host, status: 200)
         case .failure(let failure):
-          lastError = Task.isCancelled ? Scheduler.cancelledError : failure.error
-          if lastError.code == .connection, await scheduler.hostUnreachable(Origin(url)) {
-            attemptOfSource -= 1
-            events(.retry(job.info, attempt: job.attempts + 1, code: lastError.code, delay: 0))
-            continue
-          }
-          let verdict = retryPolicy.verdict(
-            for: lastError.code, attemptOfSource: attemptOfSource,
-            retryAfter: failure.retryAfter, jitter: Double.random(in: 0..<1))
-          switch verdict {
-          case .giveUp:
-            break sources
-          case .nextSource:
-            if sourceIndex + 1 < sources.count {
-              events(.retry(job.info, attempt: job.attempts + 1, code: lastError.code, delay: 0))
-            }
-            sourceIndex += 1
-            attemptOfSource = 0
-            continue sources
-          case .retry(let delay):
-            events(.retry(job.info, attempt: job.attempts + 1, code: lastError.code, delay: delay))
-            do {
-              try await Task.sleep(for: .seconds(delay))
-            } catch {
-              lastError = Scheduler.cancelledError
-              break sources
-            }
-          }
+          releaseSlot(
+            host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+            answered: failure.answered)
         }
       }
-    }
-    if let result {
-      end(job, with: .success(result))
-    } else {
-      end(job, with: .failure(Failure(error: lastError)))
+      let failure: Failure
+      switch attempt {
+      case .success(let success):
+        end(job, with: .success(success))
+        return
+      case .failure(let value):
+        failure = value
+      }
+      let error = Task.isCancelled ? Scheduler.cancelledError : failure.error
+      var excused = false
+      if error.code == .connection { excused = await scheduler.hostUnreachable(Origin(url)) }
+      let next = loop.failed(
+        error.code, retryAfter: failure.retryAfter, excused: excused,
+        jitter: Double.random(in: 0..<1))
+      guard case .attempt(_, let number, let delay) = next else {
+        end(job, with: .failure(Failure(error: error)))
+        return
+      }
+      events(.retry(job.info, attempt: number, code: error.code, delay: delay))
+      if delay > 0 {
+        do {
+          try await Task.sleep(for: .seconds(delay))
+        } catch {
+          end(job, with: .failure(Failure(error: Scheduler.cancelledError)))
+          return
+        }
+      }
     }
   }
 
