@@ -8,7 +8,7 @@ import Foundation
 /// signature nor the session token. A retry is signed anew (a fresh date). Requests to
 /// other origins (plain https entries in the same manifest) go unsigned. A 401 is not
 /// retried: S3 answers a bad signature with 403, which no refresh would change.
-public struct S3SigningInterceptor: RequestInterceptor {
+public struct S3SigningInterceptor: ImmediateRequestInterceptor {
   /// The signer: credentials, region, service.
   public let signer: SigV4Signer
   /// The endpoint whose requests are signed.
@@ -27,6 +27,12 @@ public struct S3SigningInterceptor: RequestInterceptor {
 
   public func adapt(_ request: inout TransferRequest, for entry: ManifestEntry)
     async throws(TransferError)
+  {
+    try adaptNow(&request, for: entry)
+  }
+
+  package func adaptNow(_ request: inout TransferRequest, for entry: ManifestEntry)
+    throws(TransferError)
   {
     guard endpoint.serves(request.url) else { return }
     try sign(&request)

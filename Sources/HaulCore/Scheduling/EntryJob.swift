@@ -102,9 +102,7 @@ extension EntryJob: TransportJob {
       {
       case .success(let attempt):
         download = attempt
-        let walk = RedirectWalk(attempt.request)
-        self.walk = walk
-        return .send(walk.hop, attempt.sink)
+        return send(attempt.request, attempt.sink)
       case .failure(.restart(let reason)):
         return restart(reason)
       case .failure(.failed(let failure)):
@@ -118,12 +116,25 @@ extension EntryJob: TransportJob {
     {
     case .success((let request, let sink)):
       uploadSink = sink
-      let walk = RedirectWalk(request)
-      self.walk = walk
-      return .send(walk.hop, sink)
+      return send(request, sink)
     case .failure(let failure):
       return escalate(failure)
     }
+  }
+
+  /// Asks for `request`'s first hop, adapted by the run's immediate interceptor (if any).
+  private func send(_ request: TransferRequest, _ sink: any ResponseSink) -> JobStep {
+    var request = request
+    if let interceptor = runner.immediate {
+      do throws(TransferError) {
+        try interceptor.adaptNow(&request, for: entry)
+      } catch {
+        return conclude(.failure(error))
+      }
+    }
+    let walk = RedirectWalk(request)
+    self.walk = walk
+    return .send(walk.hop, sink)
   }
 
   /// Judges the final response and ends the attempt: done, restarted, or handed to the

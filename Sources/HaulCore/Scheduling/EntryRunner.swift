@@ -25,6 +25,8 @@ final class EntryRunner: Sendable {
   let state: RunState
   let options: SchedulerOptions
   let retryPolicy: RetryPolicy
+  /// The run's interceptor when it adapts requests at once (the engine applies it).
+  let immediate: (any ImmediateRequestInterceptor)?
 
   typealias Failure = AttemptFailure
   typealias Success = AttemptSuccess
@@ -48,8 +50,12 @@ final class EntryRunner: Sendable {
     state = RunState(
       concurrency: options.concurrency, perHost: options.perHost,
       retryAfterCap: scheduler.retryPolicy.retryAfterCap)
-    // `--auth-command` must wait for its command: every attempt then goes through a task.
-    engine = options.interceptor == nil ? scheduler.transport as? any EngineTransport : nil
+    // An interceptor that must wait (`--auth-command` runs a command) sends every attempt
+    // through a task; one that adapts at once (`--s3` signing) keeps the engine.
+    immediate = options.interceptor as? any ImmediateRequestInterceptor
+    engine =
+      options.interceptor == nil || immediate != nil
+      ? scheduler.transport as? any EngineTransport : nil
     state.setDispatcher { [unowned self] jobs in dispatch(jobs) }
   }
 

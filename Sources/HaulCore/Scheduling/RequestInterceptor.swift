@@ -14,3 +14,11 @@ public protocol RequestInterceptor: Sendable {
   func retry(after request: TransferRequest, for entry: ManifestEntry) async throws(TransferError)
     -> Bool
 }
+
+/// An interceptor whose adaptation needs no waiting and which never asks to resend a 401
+/// (SigV4 signing, say): a transport's engine applies it on its own thread, so entries it
+/// adapts keep the fast path.
+package protocol ImmediateRequestInterceptor: RequestInterceptor {
+  /// Adapts `request` as `adapt` does, at once.
+  func adaptNow(_ request: inout TransferRequest, for entry: ManifestEntry) throws(TransferError)
+}
