@@ -52,7 +52,7 @@ public struct ResumeState: Codable, Sendable, Hashable {
 
   /// Whether a partial described by this state may continue `entry`.
   public func belongs(to entry: ManifestEntry) -> Bool {
-    url == Exchange.redacted(entry.url) && sha256 == entry.sha256 && size == entry.size
+    url == RedactedURL.string(entry.url) && sha256 == entry.sha256 && size == entry.size
   }
 }
 

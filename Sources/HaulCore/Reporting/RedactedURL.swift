@@ -12,35 +12,39 @@ public enum RedactedURL {
     string(url.absoluteString)
   }
 
-  /// `url` with any `user[:password]@` removed from its authority.
+  /// `url` with any `user[:password]@` removed from its authority. Scans the bytes once;
+  /// a URL without `@` (nearly all) is returned as it is, without a copy.
   public static func string(_ url: String) -> String {
-    let bytes = url.utf8
-    var authorityStart: String.Index?
-    var index = bytes.startIndex
-    var matched = 0
-    // Find the first "://" (the scheme's end), then an "@" before the authority ends.
-    while index < bytes.endIndex {
-      let byte = bytes[index]
-      index = bytes.index(after: index)
-      let expected: UInt8 = matched == 0 ? UInt8(ascii: ":") : UInt8(ascii: "/")
-      matched = byte == expected ? matched + 1 : (byte == UInt8(ascii: ":") ? 1 : 0)
-      if matched == 3 {
-        authorityStart = index
-        break
+    var text = url
+    let cut: (Int, Int)? = text.withUTF8 { bytes in
+      // The authority starts after the first "://" and ends at "/", "?" or "#".
+      var index = 0
+      var start: Int?
+      while index + 2 < bytes.count {
+        if bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"),
+          bytes[index + 2] == UInt8(ascii: "/")
+        {
+          start = index + 3
+          break
+        }
+        index += 1
       }
-    }
-    guard let start = authorityStart else { return url }
-    var at: String.Index?
-    index = start
-    while index < bytes.endIndex {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-        break
+      guard let start else { return nil }
+      var at: Int?
+      index = start
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+          break
+        }
+        if byte == UInt8(ascii: "@") { at = index }
+        index += 1
       }
-      if byte == UInt8(ascii: "@") { at = index }
-      index = bytes.index(after: index)
+      return at.map { (start, $0 + 1) }
     }
-    guard let at else { return url }
-    return String(url[..<start]) + String(url[bytes.index(after: at)...])
+    guard let (start, end) = cut else { return url }
+    var bytes = Array(url.utf8)
+    bytes.removeSubrange(start..<end)
+    return String(decoding: bytes, as: UTF8.self)
   }
 }

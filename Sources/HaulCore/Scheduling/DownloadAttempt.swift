@@ -55,7 +55,7 @@ final class DownloadAttempt: @unchecked Sendable {
     }
     let hasher = entry.sha256 != nil || hashes ? SHA256() : nil
     var state = ResumeState(
-      url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
+      url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
       validator: nil, total: nil)
     var resumeFrom: Int64 = 0
     let fd: Int32

@@ -44,7 +44,7 @@ extension EntryRunner {
     fresh: Bool
   ) async -> Result<Success, Failure>? {
     var state = ResumeState(
-      url: Exchange.redacted(entry.url), sha256: entry.sha256, size: entry.size,
+      url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
       validator: nil, total: nil)
     var resuming = false
     if !fresh, let saved = local.readState(), saved.belongs(to: entry),

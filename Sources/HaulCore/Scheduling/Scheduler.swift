@@ -164,7 +164,7 @@ public actor Scheduler {
 
   static func outcome(_ entry: ManifestEntry, error: TransferError) -> EntryOutcome {
     EntryOutcome(
-      line: entry.line, text: entry.text, url: Exchange.redacted(entry.url), path: entry.path,
+      line: entry.line, text: entry.text, url: entry.url.absoluteString, path: entry.path,
       operation: entry.operation, status: .failed, bytes: 0, attempts: 0, seconds: 0,
       sha256: nil, error: error)
   }

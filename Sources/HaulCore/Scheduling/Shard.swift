@@ -39,7 +39,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     case .download:
       entry.path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
     case .upload:
-      Exchange.redacted(entry.url)
+      RedactedURL.string(entry.url)
     }
   }
 

@@ -33,10 +33,4 @@ public enum Exchange {
     let token = Data("\(user):\(password)".utf8).base64EncodedString()
     return (bare, headers + [HTTPField("Authorization", "Basic \(token)")])
   }
-
-  /// `url` as text without userinfo, for reports, events and messages: the same as
-  /// `RedactedURL.string(_:)`, which it forwards to (the scheduler's call sites move to it).
-  package static func redacted(_ url: URL) -> String {
-    RedactedURL.string(url)
-  }
 }
