@@ -48,17 +48,24 @@ struct ResponseHeadParser {
   mutating func consume(_ line: UnsafeRawBufferPointer) -> Step {
     totalBytes += line.count
     if totalBytes > maxBytes { return .tooLarge }
-    var content = line[...]
-    while let last = content.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
-      content.removeLast()
+    guard let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+      return endOfBlock()
     }
-    if content.isEmpty { return endOfBlock() }
-    if content.starts(with: "HTTP/".utf8) {
+    var end = line.count
+    while end > 0, base[end - 1] == UInt8(ascii: "\r") || base[end - 1] == UInt8(ascii: "\n") {
+      end -= 1
+    }
+    if end == 0 { return endOfBlock() }
+    let content = line[0..<end]
+    let first = base[0]
+    if first == UInt8(ascii: "H"), end >= 5, base[1] == UInt8(ascii: "T"),
+      base[2] == UInt8(ascii: "T"), base[3] == UInt8(ascii: "P"), base[4] == UInt8(ascii: "/")
+    {
       status = Self.statusCode(ofStatusLine: content)
       fields.removeAll(keepingCapacity: true)
       return .needMore
     }
-    if let first = content.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+    if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
       // An obsolete folded continuation of the previous field's value.
       if keptLast, !fields.isEmpty {
         let more = Self.text(Self.trimmed(content))
@@ -66,12 +73,14 @@ struct ResponseHeadParser {
       }
       return .needMore
     }
-    guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
-    let nameBytes = Self.trimmed(content[..<colon])
+    var colon = 0
+    while colon < end, base[colon] != UInt8(ascii: ":") { colon += 1 }
+    guard colon < end else { return .needMore }
+    let nameBytes = Self.trimmed(line[0..<colon])
     keptLast = Self.isKept(nameBytes)
     guard keptLast else { return .needMore }
     let name = Self.text(nameBytes)
-    let value = Self.text(Self.trimmed(content[(colon + 1)...]))
+    let value = Self.text(Self.trimmed(line[(colon + 1)..<end]))
     fields.append(HTTPField(name, value))
     return .needMore
   }
