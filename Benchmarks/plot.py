@@ -2,7 +2,8 @@
 """Draws latest.png from latest.json: one panel per workload, one bar per tool.
 
 Small-file workloads are plotted in files/s, the others in MB/s; the workload's reference tool
-(curl --parallel, curl -o, curl -T) is drawn in grey, haul's transports in blue and orange.
+(curl --parallel, curl -o, curl -T) is drawn in grey, haul's transports in blue and orange
+(the 2-loop curl engine in light blue).
 
     Benchmarks/plot.py Benchmarks/results/latest.json Benchmarks/results/latest.png
 """
@@ -16,8 +17,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLOURS = {"haul-curl": "#1f77b4", "haul-urlsession": "#ff7f0e", "multi-ref": "#2ca02c",
-           "aria2c": "#9467bd", "wget2": "#8c564b"}
+COLOURS = {"haul-curl": "#1f77b4", "haul-curl-2loops": "#aec7e8", "haul-urlsession": "#ff7f0e",
+           "multi-ref": "#2ca02c", "aria2c": "#9467bd", "wget2": "#8c564b", "rclone": "#e377c2"}
 
 
 def main(source, target):
