@@ -123,6 +123,25 @@ final class SchedulerTests {
     FileManager.default.contents(atPath: directory + "/" + name).map(Array.init)
   }
 
+  @Test func a_rerun_of_complete_entries_skips_each_once_and_sends_nothing() async {
+    // Given 600 entries with digests, downloaded once (a rerun's checks run in parallel
+    // batches once most entries turn out complete).
+    let body = Array("complete".utf8)
+    let digest = SHA256.hex(of: body)
+    let entries = (1...600).map { entry($0, "f\($0)", size: Int64(body.count), sha256: digest) }
+    let first = ScriptedTransport { _, _ in .init(status: 200, body: body) }
+    _ = await run(first, entries)
+    // When the same manifest runs again
+    let second = ScriptedTransport { _, _ in .init(status: 200, body: body) }
+    let (events, outcomes) = await run(second, entries)
+    // Then every entry is skipped exactly once, with its digest, and nothing is requested.
+    #expect(second.requests.isEmpty)
+    #expect(outcomes.count == 600)
+    #expect(outcomes.values.allSatisfy { $0.status == .skipped && $0.sha256 == digest })
+    let finished = events.filter { if case .finished = $0 { true } else { false } }
+    #expect(finished.count == 600)
+  }
+
   @Test func a_503_twice_then_200_takes_three_attempts() async {
     let transport = ScriptedTransport { _, number in
       number <= 2 ? .init(status: 503) : .init(status: 200, body: Array("hello".utf8))

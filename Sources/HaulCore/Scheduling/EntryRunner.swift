@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -92,6 +93,36 @@ final class EntryRunner: Sendable {
     // An entry in a subfolder holds that folder open: it waits without it.
     let kept = local.holdsDescriptor ? nil : local
     return .job(EntryJob(entry, runner: self, local: kept, expectedBytes: entry.size))
+  }
+
+  /// `admission(for:)` of each entry, in order; with `parallel`, spread over the cores
+  /// (a rerun's skip checks read and hash every destination).
+  func admissions(for entries: [ManifestEntry], parallel: Bool) -> [Admission] {
+    let workers = parallel ? min(ProcessInfo.processInfo.activeProcessorCount, entries.count) : 1
+    guard workers > 1 else { return entries.map(admission(for:)) }
+    let results = AdmissionSlots(count: entries.count)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      for index in stride(from: worker, to: entries.count, by: workers) {
+        results.store(admission(for: entries[index]), at: index)
+      }
+    }
+    return results.take()
+  }
+
+  /// One result slot per entry, each written by exactly one worker of `admissions`: raw
+  /// storage, so that writers of different slots never touch shared bookkeeping.
+  private final class AdmissionSlots: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<Admission?>
+    init(count: Int) {
+      slots = .allocate(capacity: count)
+      slots.initialize(repeating: nil)
+    }
+    deinit {
+      slots.deinitialize()
+      slots.deallocate()
+    }
+    func store(_ admission: Admission, at index: Int) { slots[index] = admission }
+    func take() -> [Admission] { slots.map { $0! } }
   }
 
   func localFiles(for entry: ManifestEntry) throws(TransferError) -> LocalDownload {

@@ -120,44 +120,75 @@ public actor Scheduler {
   private nonisolated func feed<Entries: Sequence<ManifestEntry>>(
     _ entries: Entries, to runner: EntryRunner
   ) async {
-    var ready: [EntryJob] = []
-    var ended: [EntryRunner.Ending] = []
-    func flush() {
-      runner.dispatch(ready)
-      ready.removeAll(keepingCapacity: true)
-      if !ended.isEmpty {
-        for ending in ended { runner.events(.finished(ending.outcome)) }
-        runner.state.endUnsubmitted(ended)
-        ended.removeAll(keepingCapacity: true)
-      }
-    }
-    for entry in entries {
+    var handOver = HandOver(runner: runner)
+    var iterator = entries.makeIterator()
+    var batch: [ManifestEntry] = []
+    var batchSize = 16
+    var parallel = false
+    while true {
+      batch.removeAll(keepingCapacity: true)
+      while batch.count < batchSize, let entry = iterator.next() { batch.append(entry) }
+      guard !batch.isEmpty else { break }
+      batchSize = min(batchSize * 2, 256)
       if cancelFlag.load(ordering: .relaxed) {
-        ended.append(.init(outcome: Self.outcome(entry, error: Self.cancelledError)))
-        if ended.count >= 1024 { flush() }
+        for entry in batch {
+          handOver.end(.init(outcome: Self.outcome(entry, error: Self.cancelledError)))
+        }
         continue
       }
-      switch runner.admission(for: entry) {
-      case .ended(let ending):
-        ended.append(ending)
-        if ended.count >= 64 { flush() }
-      case .job(let job):
-        if !runner.state.hasRoom {
-          flush()
-          await runner.state.waitForRoom()
-        }
-        switch runner.state.submit(job) {
-        case .started:
-          ready.append(job)
-          if ready.count >= 8 { flush() }
-        case .waiting:
-          flush()
-        case .cancelled:
-          runner.end(job, with: .failure(AttemptFailure(error: Self.cancelledError)))
+      let admissions = runner.admissions(for: batch, parallel: parallel)
+      var skipped = 0
+      for admission in admissions {
+        switch admission {
+        case .ended(let ending):
+          skipped += 1
+          handOver.end(ending)
+        case .job(let job):
+          await handOver.submit(job)
         }
       }
+      // Mostly complete already (a rerun): check the next batch on every core.
+      parallel = skipped * 2 > admissions.count
     }
-    flush()
+    handOver.flush()
+  }
+
+  /// The feeder's batches on their way into the run: jobs that hold a slot, dispatched
+  /// several at a time, and entries that ended without a transfer, recorded in batches.
+  private struct HandOver {
+    let runner: EntryRunner
+    var ready: [EntryJob] = []
+    var ended: [EntryRunner.Ending] = []
+
+    mutating func flush() {
+      runner.dispatch(ready)
+      ready.removeAll(keepingCapacity: true)
+      guard !ended.isEmpty else { return }
+      for ending in ended { runner.events(.finished(ending.outcome)) }
+      runner.state.endUnsubmitted(ended)
+      ended.removeAll(keepingCapacity: true)
+    }
+
+    mutating func end(_ ending: EntryRunner.Ending) {
+      ended.append(ending)
+      if ended.count >= 64 { flush() }
+    }
+
+    mutating func submit(_ job: EntryJob) async {
+      if !runner.state.hasRoom {
+        flush()
+        await runner.state.waitForRoom()
+      }
+      switch runner.state.submit(job) {
+      case .started:
+        ready.append(job)
+        if ready.count >= 8 { flush() }
+      case .waiting:
+        flush()
+      case .cancelled:
+        runner.end(job, with: .failure(AttemptFailure(error: Scheduler.cancelledError)))
+      }
+    }
   }
 
   static let cancelledError = TransferError(.cancelled, "the run was interrupted")
