@@ -72,14 +72,17 @@ public final class CurlTransport: Transport, EngineTransport {
     self.threads = threads
   }
 
-  /// The mailbox of the loop running on this thread, if it is one; else the next in turn.
+  /// The mailbox of the loop running on this thread, if it is one; else the first loop's.
+  /// Exchanges from tasks (`perform`) all go to the first loop, so that one caller's
+  /// requests to a host reuse one connection as with a single loop; only job batches are
+  /// spread (`start`).
   private func mailboxForCaller() -> CurlMailbox {
     guard mailboxes.count > 1 else { return mailboxes[0] }
     let me = pthread_self()
     if let index = threads.firstIndex(where: { pthread_equal($0, me) != 0 }) {
       return mailboxes[index]
     }
-    return mailboxes[nextLoop.add(1, ordering: .relaxed).newValue % mailboxes.count]
+    return mailboxes[0]
   }
 
   public func perform(_ request: TransferRequest, sink: any ResponseSink)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Moves the bytes of one HTTP exchange between a server and the local disk.
 ///
 /// haul has two implementations, `CurlTransport` (libcurl's multi interface on its own
@@ -39,8 +41,16 @@ public struct TransportOptions: Sendable, Hashable {
   /// charges a shared `TokenBucket` and pauses transfers rather than sleeping threads.
   public var maxBytesPerSecond: Double?
   /// Threads that drive transfers, for a transport that has its own (`--loops`): more than
-  /// one lets the work of many small files use more than one core.
+  /// one lets the work of many small files use more than one core. Each loop keeps its own
+  /// connections, and the connection limits above apply per loop (the scheduler's slots
+  /// are what bound a run). 1 unless set; `haul run` sets `defaultLoops`.
   public var loops: Int
+
+  /// `haul run`'s default `loops`: one per core, up to 4 (measured: Benchmarks/results/HISTORY.md,
+  /// "One loop against two").
+  public static var defaultLoops: Int {
+    max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+  }
 
   public init(
     maxConnections: Int = 16, maxConnectionsPerHost: Int = 8,

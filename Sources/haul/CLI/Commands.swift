@@ -52,7 +52,7 @@ enum Commands {
         "max-rate", value: "RATE",
         help: "overall cap in bytes per second over all transfers, e.g. 50M"),
       OptionSpec(
-        "loops", value: "N", default: "1",
+        "loops", value: "N", default: "cores, up to 4",
         help: "threads driving the curl transport's transfers"),
       timeout,
       header,

@@ -16,7 +16,7 @@ struct RunOptions: Sendable {
   var transport = TransportChoice.curl
   var retries = 5
   var segments = 1
-  var loops = 1
+  var loops = TransportOptions.defaultLoops
   /// `--max-rate`, in bytes per second over all transfers.
   var maxRate: Double?
   var minSegmentSize: Int64 = 8 << 20
