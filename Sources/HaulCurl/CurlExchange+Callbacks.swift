@@ -58,6 +58,10 @@ extension CurlExchange {
     case .needMore, .interim:
       return true
     case .complete(let head):
+      if let refusal = proxyRefusal(head) {
+        failure = refusal
+        return false
+      }
       return deliver(head)
     case .tooLarge:
       failure = TransferError(

@@ -49,6 +49,8 @@ final class CurlExchange: @unchecked Sendable {
   /// The failure a callback detected (a sink error, oversized headers, a short upload file).
   /// It wins over the CURLcode libcurl reports as a consequence.
   var failure: TransferError?
+  /// The proxy this exchange goes through (`ProxyRules`), or `nil` when it goes direct.
+  var proxy: ProxyServer?
 
   /// The transport's `--max-rate` limiter, or `nil` when there is no cap.
   var rateLimiter: CurlRateLimiter?

@@ -231,7 +231,7 @@ extension CurlExchange {
         return .failure(
           TransferError(.protocol, "a response header line is longer than libcurl accepts"))
       }
-      return .failure(CurlErrorMapping.error(for: code, detail: easy.errorDetail, request: request))
+      return .failure(error(for: code, easy: easy))
     }
     // A response without a body (HEAD, 204, 304) may end before the head was delivered.
     if head == nil, !deliver(parser.head(status: easy.responseCode)) {

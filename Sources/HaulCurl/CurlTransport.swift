@@ -43,7 +43,8 @@ public final class CurlTransport: Transport, EngineTransport {
     precondition(curlGlobalInitialization == CURLE_OK, "curl_global_init failed")
     let count = options.maxBytesPerSecond == nil ? max(1, options.loops) : 1
     let settings = CurlSettings(
-      extraCACertificates: options.extraCACertificates, systemCAPath: Self.systemCAPath)
+      proxyRules: options.proxyRules, extraCACertificates: options.extraCACertificates,
+      systemCAPath: Self.systemCAPath)
     maxHeaderBytes = options.maxHeaderBytes
     var mailboxes: [CurlMailbox] = []
     var threads: [pthread_t] = []

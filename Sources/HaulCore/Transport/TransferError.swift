@@ -36,6 +36,9 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let timeout = Code(rawValue: "timeout")
     /// Refused, reset, unreachable, name resolution failed.
     public static let connection = Code(rawValue: "connection")
+    /// The proxy refused the request or its tunnel (a 407, a failed `CONNECT`), or could not
+    /// be reached; the message names the proxy, never its credentials.
+    public static let proxy = Code(rawValue: "proxy")
     /// The TLS handshake or certificate verification failed.
     public static let tls = Code(rawValue: "tls")
     /// A malformed response: short body, oversized headers, bad chunking, bad `Content-Range`.

@@ -45,6 +45,10 @@ public struct TransportOptions: Sendable, Hashable {
   /// connections, and the connection limits above apply per loop (the scheduler's slots
   /// are what bound a run). 1 unless set; `haul run` sets `defaultLoops`.
   public var loops: Int
+  /// Which proxy each request goes through (`--proxy`, `--no-proxy`, the proxy variables).
+  /// A transport that cannot follow these rules says so in its documentation; the CLI
+  /// refuses such a combination before it creates the transport.
+  public var proxyRules: ProxyRules
 
   /// `haul run`'s default `loops`: one per core, up to 4 (measured: Benchmarks/results/HISTORY.md,
   /// "One loop against two").
@@ -55,9 +59,10 @@ public struct TransportOptions: Sendable, Hashable {
   public init(
     maxConnections: Int = 16, maxConnectionsPerHost: Int = 8,
     extraCACertificates: String? = nil, maxHeaderBytes: Int = 256 * 1024,
-    maxBytesPerSecond: Double? = nil, loops: Int = 1
+    maxBytesPerSecond: Double? = nil, loops: Int = 1, proxyRules: ProxyRules = .direct
   ) {
     self.loops = loops
+    self.proxyRules = proxyRules
     self.maxConnections = maxConnections
     self.maxConnectionsPerHost = maxConnectionsPerHost
     self.extraCACertificates = extraCACertificates
