@@ -79,6 +79,13 @@ enum Commands {
       cacert,
       OptionSpec("fsync", help: "make each finished file durable before it is put in place"),
       OptionSpec(
+        "proxy", value: "URL",
+        help: "send requests through this proxy (http://, https://, socks5h://)"),
+      OptionSpec("no-proxy", help: "use no proxy, whatever the proxy variables say"),
+      OptionSpec(
+        "no-remote-time",
+        help: "keep the download time as each file's mtime, not the server's Last-Modified"),
+      OptionSpec(
         "failed", value: "FILE", help: "write the manifest lines of failed transfers to FILE"),
       checksums,
       help,

@@ -37,6 +37,10 @@ struct RunOptions: Sendable {
   var checksums: [String] = []
   /// `--s3` and its settings, when given.
   var s3: S3Choice?
+  /// Which proxy each request goes through (`--proxy`, `--no-proxy`, the variables).
+  var proxyRules = ProxyRules.direct
+  /// `--no-remote-time`: keep the download time as each file's mtime.
+  var noRemoteTime = false
 
   /// What `--s3`, `--s3-endpoint`, `--s3-region` and `--s3-addressing` asked for; resolved
   /// with the credentials by `S3Setup` when the run starts.
@@ -116,6 +120,9 @@ struct RunOptions: Sendable {
     events = parsed.has("events")
     quiet = parsed.has("quiet")
     fsync = parsed.has("fsync")
+    noRemoteTime = parsed.has("no-remote-time")
+    proxyRules = try RunOptions.proxyRules(
+      parsed, transport: transport, environment: ProcessInfo.processInfo.environment)
     if let path = parsed.value("cacert") {
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
@@ -144,7 +151,7 @@ struct RunOptions: Sendable {
   var transportOptions: TransportOptions {
     TransportOptions(
       maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert,
-      maxBytesPerSecond: maxRate, loops: loops)
+      maxBytesPerSecond: maxRate, loops: loops, proxyRules: proxyRules)
   }
 
   /// `--s3` with its settings, checked; the settings without `--s3` are a usage error.

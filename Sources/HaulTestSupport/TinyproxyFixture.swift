@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+/// The real tinyproxy (`/usr/bin/tinyproxy`), a forward HTTP proxy started on a free
+/// 127.0.0.1 port with a throwaway configuration in a temporary directory, for tests that
+/// requests go through a proxy (or around it).
+///
+/// It forwards plain http requests (adding `Via: 1.1 haul-test-proxy`) and tunnels https
+/// with `CONNECT` to any port. With `credentials` it demands Basic authentication and answers
+/// 407 without it. Its log (`requests()`) lists every request it received, so tests can tell
+/// whether a request went through it.
+///
+/// tinyproxy runs in the foreground (`-d`) as this process's child; `stop()` ends it and
+/// removes the directory; use `TinyproxyFixture.with { }`. A missing tinyproxy is an error
+/// naming the package to install, never a silent skip.
+public final class TinyproxyFixture: Sendable {
+  /// Where Debian installs tinyproxy.
+  public static let binary = "/usr/bin/tinyproxy"
+  /// The name the proxy gives itself in `Via`.
+  public static let viaName = "haul-test-proxy"
+
+  /// The port tinyproxy listens on (127.0.0.1).
+  public let port: Int
+  /// The fixture's temporary directory (configuration, log, pid).
+  public let directory: TemporaryDirectory
+  private let process: Mutex<Process?>
+
+  private init(port: Int, directory: TemporaryDirectory, process: Process) {
+    self.port = port
+    self.directory = directory
+    self.process = Mutex(process)
+  }
+
+  deinit {
+    stop()
+  }
+
+  /// A 127.0.0.1 port nothing listens on (at the moment of asking): a proxy that is down.
+  public static func unusedPort() throws -> Int { try NginxFixture.freePort() }
+
+  /// The proxy's URL, with `user:password@` when given.
+  public func url(user: String? = nil, password: String? = nil) -> String {
+    let credentials = user.map { "\($0):\(password ?? "")@" } ?? ""
+    return "http://\(credentials)127.0.0.1:\(port)"
+  }
+
+  /// Starts tinyproxy, runs `body` with it, and stops it however `body` ends.
+  public static func with<T>(
+    credentials: (user: String, password: String)? = nil,
+    _ body: (TinyproxyFixture) async throws -> T
+  ) async throws -> T {
+    let proxy = try start(credentials: credentials)
+    defer { proxy.stop() }
+    return try await body(proxy)
+  }
+
+  /// Starts tinyproxy (demanding `credentials` when given) and waits until it accepts
+  /// connections.
+  public static func start(credentials: (user: String, password: String)? = nil) throws
+    -> TinyproxyFixture
+  {
+    guard FileManager.default.isExecutableFile(atPath: binary) else {
+      throw FixtureError(
+        "tinyproxy is required for this test but \(binary) is missing: "
+          + "install the Debian package `tinyproxy` (apt-get install tinyproxy)")
+    }
+    let directory = try TemporaryDirectory(prefix: "haul-tinyproxy")
+    do {
+      // tinyproxy may drop to another user when started as root: let it write its log.
+      chmod(directory.path, 0o777)
+      let port = try NginxFixture.freePort()
+      var lines = [
+        "Port \(port)", "Listen 127.0.0.1", "Timeout 30", "MaxClients 64",
+        "LogFile \"\(directory.file("tinyproxy.log"))\"", "LogLevel Info",
+        "PidFile \"\(directory.file("tinyproxy.pid"))\"", "Allow 127.0.0.1",
+        "ViaProxyName \"\(viaName)\"",
+      ]
+      if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
+      let configuration = directory.file("tinyproxy.conf")
+      try (lines.joined(separator: "\n") + "\n").write(
+        toFile: configuration, atomically: true, encoding: .utf8)
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: binary)
+      process.arguments = ["-d", "-c", configuration]
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let fixture = TinyproxyFixture(port: port, directory: directory, process: process)
+      let deadline = Date().addingTimeInterval(10)
+      while Date() < deadline {
+        if !process.isRunning { break }
+        if NginxFixture.canConnect(port: port) { return fixture }
+        usleep(10_000)
+      }
+      fixture.stop()
+      throw FixtureError("tinyproxy did not start listening on 127.0.0.1:\(port)")
+    } catch {
+      directory.remove()
+      throw error
+    }
+  }
+
+  /// The requests tinyproxy received, in order, as `METHOD TARGET` (`GET http://...`,
+  /// `CONNECT 127.0.0.1:443`).
+  public func requests() -> [String] {
+    let text = (try? String(contentsOfFile: directory.file("tinyproxy.log"), encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap { line in
+      guard let range = line.range(of: "): ", options: .backwards),
+        line.contains("Request (file descriptor")
+      else { return nil }
+      let request = line[range.upperBound...]
+      return request.split(separator: " ").prefix(2).joined(separator: " ")
+    }
+  }
+
+  /// Stops tinyproxy (SIGTERM, SIGKILL after 0.5 s: it keeps no state worth a clean exit) and removes its directory. Idempotent.
+  public func stop() {
+    guard
+      let process = process.withLock({ p -> Process? in
+        defer { p = nil }; return p
+      })
+    else { return }
+    if process.isRunning {
+      kill(process.processIdentifier, SIGTERM)
+      let deadline = Date().addingTimeInterval(0.5)
+      while process.isRunning && Date() < deadline { usleep(10_000) }
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+      }
+    }
+    directory.remove()
+  }
+}
