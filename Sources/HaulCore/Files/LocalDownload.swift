@@ -20,6 +20,10 @@ public final class LocalDownload: @unchecked Sendable {
   private let parent: Int32
   private let leaf: String
   private let durable: Bool
+  /// Whether a finished file gets the server's `Last-Modified` as its mtime.
+  private let remoteTime: Bool
+  /// The final response's `Last-Modified`, noted by the sink as the head arrives.
+  private let lastModified = Mutex<Int?>(nil)
   /// The state file's bookkeeping, under one lock with every state write and `finish`.
   private struct StateFile {
     /// Whether `finish` put the file in place; guards every state write.
@@ -35,7 +39,10 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Opens the parent folder of `path` in `directory`, creating folders as needed.
   /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut.
-  public init(directory: OutputDirectory, path: String, durable: Bool) throws(TransferError) {
+  public init(
+    directory: OutputDirectory, path: String, durable: Bool, remoteTime: Bool = false
+  ) throws(TransferError) {
+    self.remoteTime = remoteTime
     (parent, leaf) = try directory.parent(of: path, create: true, sharingRoot: true)
     self.directory = directory
     self.path = path
@@ -162,6 +169,7 @@ public final class LocalDownload: @unchecked Sendable {
   /// Moves the finished partial file into place and drops its state. With `durable`, the
   /// data is fsync'ed before the rename and the folder after it.
   public func finish(partial fd: Int32) throws(TransferError) {
+    try applyRemoteTime(fd)
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
     try stateFile.withLock { file throws(TransferError) in
       let (renamed, code) = DirectoryEntryLock.withLock {
@@ -172,6 +180,25 @@ public final class LocalDownload: @unchecked Sendable {
       if file.mayExist { unlinkat(parent, stateName, 0) }
     }
     if durable { fsync(parent) }
+  }
+
+  /// Notes the `Last-Modified` of the response whose body fills the partial file (`nil`
+  /// when it has none): the latest note wins, so a restarted or resumed body's counts.
+  public func noteLastModified(_ value: String?) {
+    guard remoteTime else { return }
+    lastModified.withLock { $0 = value.flatMap(HTTPDate.epochSeconds) }
+  }
+
+  /// Sets the partial file's mtime to the noted `Last-Modified` (atime untouched), before
+  /// the rename so that the file never appears with another time.
+  private func applyRemoteTime(_ fd: Int32) throws(TransferError) {
+    guard let seconds = lastModified.withLock({ $0 }) else { return }
+    // `UTIME_OMIT` (a macro Swift does not import): leave the access time as it is.
+    let omit = (1 << 30) - 2
+    var times = [timespec(tv_sec: 0, tv_nsec: omit), timespec(tv_sec: seconds, tv_nsec: 0)]
+    guard futimens(fd, &times) == 0 else {
+      throw FileErrors.error(errno, "cannot set the modification time of \(path)")
+    }
   }
 
   /// Deletes the partial file when it holds nothing (a transfer that failed before its

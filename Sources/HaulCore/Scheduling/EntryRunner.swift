@@ -126,7 +126,9 @@ final class EntryRunner: Sendable {
   }
 
   func localFiles(for entry: ManifestEntry) throws(TransferError) -> LocalDownload {
-    try LocalDownload(directory: directory, path: entry.path, durable: options.fsync)
+    try LocalDownload(
+      directory: directory, path: entry.path, durable: options.fsync,
+      remoteTime: options.remoteTime)
   }
 
   /// Starts jobs that hold their first slot: on the engine when it may carry them, each

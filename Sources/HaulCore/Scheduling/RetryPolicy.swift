@@ -88,15 +88,7 @@ public struct RetryPolicy: Sendable, Hashable {
     if value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
       return Double(value.prefix(9)) ?? nil
     }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "GMT")
-    for format in [
-      "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
-    ] {
-      formatter.dateFormat = format
-      if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
-    }
-    return nil
+    guard let date = HTTPDate.parse(value) else { return nil }
+    return max(0, date.timeIntervalSince(now))
   }
 }

@@ -14,6 +14,9 @@ public struct SchedulerOptions: Sendable {
   public var headers: [HTTPField]
   /// fsync each finished file before its rename and its directory after (`--fsync`).
   public var fsync: Bool
+  /// Give each finished download the mtime of its final response's `Last-Modified`
+  /// (on unless `--no-remote-time`).
+  public var remoteTime = true
   /// First retry delay in seconds; doubles per retry, with jitter.
   public var backoffBase: Double
   /// Longest retry delay in seconds (a server's `Retry-After` may ask for more, up to 600).

@@ -138,13 +138,15 @@ struct RunOptions: Sendable {
   func schedulerOptions(
     _ statistics: ManifestStatistics, interceptor: (any RequestInterceptor)? = nil
   ) -> SchedulerOptions {
-    SchedulerOptions(
+    var options = SchedulerOptions(
       outputDirectory: output, concurrency: concurrency, perHost: perHost, retries: retries,
       stallTimeout: timeout, headers: headers, fsync: fsync,
       expectedTotal: statistics.entries,
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
       interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize,
       digestsWithoutChecksum: report != nil || events)
+    options.remoteTime = !noRemoteTime
+    return options
   }
 
   /// The options the transport is created with.
