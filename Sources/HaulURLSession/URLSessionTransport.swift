@@ -21,7 +21,9 @@ import Synchronization
 /// trusted); refuse a content coding the server sends unasked (libcurl decodes it, so such a
 /// body fails with `protocol`); report header order or keep repeated fields apart; time the
 /// connect phase apart from the stall timeout (whole seconds only); cap total connections;
-/// ignore the `http_proxy` family of environment variables; stream a 3xx body (corelibs
+/// apply `TransportOptions.proxyRules` (corelibs never applies `connectionProxyDictionary`;
+/// its libcurl reads the proxy variables itself, by the rules `ProxyRules` follows, and the
+/// CLI refuses what differs from them); stream a 3xx body (corelibs
 /// buffers it whole before the head is seen); see an interim 1xx head apart from the final
 /// one (fails with `protocol`).
 ///
