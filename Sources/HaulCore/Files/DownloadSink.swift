@@ -103,6 +103,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
         digestWorker = DigestWorker(fd: fd, start: offset, hasher: hasher)
       }
       progress.store(offset)
+      if let total { progress.store(expected: total) }
       local.noteLastModified(head.value(for: "Last-Modified"))
       var state = stateTemplate
       state.validator = Validator.from(head)

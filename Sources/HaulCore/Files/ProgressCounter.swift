@@ -5,6 +5,7 @@ import Synchronization
 public final class ProgressCounter: Sendable {
   private let presentBytes = Atomic<Int64>(0)
   private let movedBytes = Atomic<Int64>(0)
+  private let expectedBytes = Atomic<Int64>(-1)
 
   public init() {}
 
@@ -12,6 +13,17 @@ public final class ProgressCounter: Sendable {
   public var present: Int64 { presentBytes.load(ordering: .relaxed) }
   /// Bytes moved over the network in this run: for the run's totals and rate.
   public var moved: Int64 { movedBytes.load(ordering: .relaxed) }
+
+  /// The entry's whole length as its response declared it (`Content-Length`, the
+  /// `Content-Range` total), once known: for its bar and percentage when the manifest gives
+  /// no `size`.
+  public var expected: Int64? {
+    let value = expectedBytes.load(ordering: .relaxed)
+    return value >= 0 ? value : nil
+  }
+
+  /// Records the entry's whole length, learned from its response.
+  public func store(expected bytes: Int64) { expectedBytes.store(bytes, ordering: .relaxed) }
 
   /// Sets the bytes present.
   public func store(_ bytes: Int64) { presentBytes.store(bytes, ordering: .relaxed) }

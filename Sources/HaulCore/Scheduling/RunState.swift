@@ -323,7 +323,9 @@ final class RunState: Sendable {
       let list = state.active.sorted { $0.key < $1.key }.map { _, value in
         inFlight += value.1.moved
         present += value.1.present
-        return ProgressSnapshot.Active(entry: value.0, bytes: value.1.present)
+        var entry = value.0
+        if entry.expectedBytes == nil { entry.expectedBytes = value.1.expected }
+        return ProgressSnapshot.Active(entry: entry, bytes: value.1.present)
       }
       return ProgressSnapshot(
         finished: state.tally.total, failed: state.tally.failed,
