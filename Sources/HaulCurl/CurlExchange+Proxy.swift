@@ -16,14 +16,22 @@ extension CurlExchange {
     }
     check(easy.set(CURLOPT_PROXY, proxy?.url ?? ""))
     check(easy.set(CURLOPT_NOPROXY, ""))
-    check(easy.set(CURLOPT_HTTPPROXYTUNNEL, request.url.scheme == "https" ? 1 : 0))
+    check(easy.set(CURLOPT_HTTPPROXYTUNNEL, speaksHTTPToProxy && isHTTPS ? 1 : 0))
     return result
   }
 
-  /// A 407 can only come from a proxy: it fails the exchange as the proxy's refusal instead
-  /// of passing for the origin's status. Returns the failure, or `nil` for any other head.
+  /// Whether the exchange's proxy is an HTTP one (`http://`, `https://`), which answers in
+  /// HTTP itself; a SOCKS proxy only relays bytes.
+  private var speaksHTTPToProxy: Bool { proxy?.kind == .http || proxy?.kind == .https }
+
+  private var isHTTPS: Bool { request.url.scheme?.lowercased() == "https" }
+
+  /// A 407 to a request an HTTP proxy forwards (plain http) can only be the proxy's own: it
+  /// fails the exchange as the proxy's refusal instead of passing for the origin's status.
+  /// (Inside a tunnel, and through SOCKS, every head is the origin's.) Returns the failure,
+  /// or `nil` for any other head.
   func proxyRefusal(_ head: ResponseHead) -> TransferError? {
-    guard let proxy, head.status == 407 else { return nil }
+    guard let proxy, speaksHTTPToProxy, !isHTTPS, head.status == 407 else { return nil }
     return TransferError(.proxy, "the proxy \(proxy) asks for authentication (407)")
   }
 

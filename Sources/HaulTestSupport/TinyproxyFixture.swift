@@ -114,7 +114,8 @@ public final class TinyproxyFixture: Sendable {
     }
   }
 
-  /// Stops tinyproxy (SIGTERM, SIGKILL after 0.5 s: it keeps no state worth a clean exit) and removes its directory. Idempotent.
+  /// Stops tinyproxy (SIGTERM, SIGKILL after 0.5 s: it keeps no state worth a clean exit)
+  /// and removes its directory. Idempotent.
   public func stop() {
     guard
       let process = process.withLock({ p -> Process? in
