@@ -13,12 +13,12 @@ public struct FileDigest: Sendable, Hashable {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    let hasher = SHA256()
-    guard let length = try? LocalDownload.hash(fd: fd, upTo: nil, into: hasher) else {
-      return nil
-    }
+    let hasher = DigestSet([.sha256])
+    guard let length = try? LocalDownload.hash(fd: fd, upTo: nil, into: hasher),
+      let sha256 = hasher.finalize()[.sha256]
+    else { return nil }
     self.length = length
-    self.sha256 = hasher.finalize()
+    self.sha256 = sha256
   }
 
   public init(length: Int64, sha256: String) {

@@ -16,7 +16,7 @@ struct DownloadSinkStateTests {
 
   private func sink(fd: Int32) -> DownloadSink {
     DownloadSink(
-      fd: fd, local: local, hasher: SHA256(), requested: nil, expectedSize: 8,
+      fd: fd, local: local, hasher: DigestSet([.sha256]), requested: nil, expectedSize: 8,
       state: ResumeState(url: "http://h/f.bin", sha256: nil, size: 8, validator: nil, total: nil),
       progress: ProgressCounter())
   }

@@ -7,12 +7,12 @@ import Synchronization
   import Darwin
 #endif
 
-/// Feeds a large download's SHA-256 on a thread of its own, reading back from the partial
+/// Feeds a large download's digests on a thread of its own, reading back from the partial
 /// file what the transport has just written, so that hashing runs beside the network
 /// instead of after each chunk on the transport's one loop thread.
 ///
 /// Why: with the digest computed inline, a 1 GiB download spent about 0.45 s of its loop
-/// thread's time in SHA-256 (OpenSSL, ~2 GB/s here), serially with receiving and writing;
+/// thread's time in SHA-256 (OpenSSL, ~2 GB/s here; SHA-512 and two digests at once cost more), serially with receiving and writing;
 /// `Benchmarks/run`'s `single` workload measures the difference. The bytes are read back
 /// with `pread` from the page cache, which costs a copy, far less than the digest.
 ///
@@ -33,7 +33,7 @@ final class DigestWorker: Sendable {
     var failed = false
     /// The worker thread has left its loop; a later `finish` gets `nil` at once.
     var exited = false
-    var waiter: CheckedContinuation<String?, Never>?
+    var waiter: CheckedContinuation<DigestValues?, Never>?
   }
 
   /// Read-back size: large enough that the digest, not the syscall, dominates.
@@ -42,11 +42,11 @@ final class DigestWorker: Sendable {
   private let state: Mutex<State>
   private let wake = DispatchSemaphore(value: 0)
   private let fd: Int32
-  private let hasher: SHA256
+  private let hasher: DigestSet
 
   /// Starts hashing the file behind `fd` from `start`; `hasher` holds its first `start`
   /// bytes and is only touched by the worker from now on. `nil` when no thread could start.
-  init?(fd: Int32, start: Int64, hasher: SHA256) {
+  init?(fd: Int32, start: Int64, hasher: DigestSet) {
     let own = dup(fd)
     guard own >= 0 else { return nil }
     self.fd = own
@@ -68,9 +68,9 @@ final class DigestWorker: Sendable {
     wake.signal()
   }
 
-  /// Waits until every written byte is hashed and returns the digest, or `nil` when the
+  /// Waits until every written byte is hashed and returns the digests, or `nil` when the
   /// file could not be read back.
-  func finish() async -> String? {
+  func finish() async -> DigestValues? {
     await withCheckedContinuation { continuation in
       let exited = state.withLock { state in
         state.closed = true

@@ -7,9 +7,14 @@
 /// Receives a download's response into its partial file: decides with `ResponseValidation`
 /// where the body goes (or that it is discarded), records the resume state before the first
 /// byte lands, then writes the body at its offset in pieces of `writeSize` (a body smaller
-/// than that in one `pwrite`) and feeds the digest (when given one: a download with no
-/// checksum to verify and no report to show it need not hash). Whoever drives the sink
-/// calls `flush()` when the exchange ends.
+/// than that in one `pwrite`) and feeds the digests (when it has any: a download with no
+/// checksum to verify, no report to show a digest and no digest from its server need not
+/// hash). Whoever drives the sink calls `flush()` when the exchange ends.
+///
+/// With `readsServerDigests`, the digests the final response head declares
+/// (`ServerDigests`) are kept in `serverDigests` for the attempt to check, beside those a
+/// resumed body's state recorded from its first response; an algorithm the set lacks is
+/// added before the first byte, the prefix already on disk hashed into it first.
 ///
 /// The resume state is written only when it can serve: before the first chunk that leaves
 /// the body unfinished. A body that arrives whole in one chunk (a small file) writes none,
@@ -24,7 +29,9 @@
 public final class DownloadSink: ResponseSink, @unchecked Sendable {
   private let fd: Int32
   private let local: LocalDownload
-  private let hasher: SHA256?
+  /// The digests computed; grown in `receive(head:)` by the algorithms the server declares.
+  private var hasher: DigestSet?
+  private let readsServerDigests: Bool
   private let requested: ByteRange?
   private let expectedSize: Int64?
   private let stateTemplate: ResumeState
@@ -60,18 +67,28 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   public private(set) var offset: Int64
   /// Body bytes written in this exchange.
   public private(set) var written: Int64 = 0
+  /// The server's digests of the whole file that this body must match: those the final
+  /// response head declared and, for a resumed body whose validator held, those the state
+  /// kept from its first response (a declaration of the same source keeps the first).
+  /// Empty unless `readsServerDigests`.
+  public private(set) var serverDigests: [ExpectedDigest] = []
 
   /// - Parameters:
   ///   - fd: the open partial file, already holding `requested.start` bytes (or none).
   ///   - hasher: already fed with the partial file's existing prefix; `nil` computes no
-  ///     digest.
+  ///     digest unless the server declares one.
+  ///   - state: the resume state to record; for a resumed body, its `server` digests are
+  ///     those its first response declared (`hasher` then computes their algorithms).
+  ///   - readsServerDigests: whether the digests the server declares are checked.
   public init(
-    fd: Int32, local: LocalDownload, hasher: SHA256?, requested: ByteRange?,
-    expectedSize: Int64?, state: ResumeState, progress: ProgressCounter
+    fd: Int32, local: LocalDownload, hasher: DigestSet?, requested: ByteRange?,
+    expectedSize: Int64?, state: ResumeState, progress: ProgressCounter,
+    readsServerDigests: Bool = false
   ) {
     self.fd = fd
     self.local = local
     self.hasher = hasher
+    self.readsServerDigests = readsServerDigests
     self.requested = requested
     self.expectedSize = expectedSize
     self.stateTemplate = state
@@ -99,6 +116,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
       self.offset = offset
       self.bufferStart = offset
       self.total = total
+      if readsServerDigests { try adoptServerDigests(of: head, resumed: !restart) }
       if let hasher, let total, total - offset >= Self.backgroundDigestThreshold {
         digestWorker = DigestWorker(fd: fd, start: offset, hasher: hasher)
       }
@@ -108,13 +126,41 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
       var state = stateTemplate
       state.validator = Validator.from(head)
       state.total = total
+      state.server = serverDigests.isEmpty ? nil : serverDigests
       pendingState = state
       return true
     case .fail(let error):
       throw error
-    case .complete, .restart, .discard:
+    case .complete:
+      // The partial file already holds the whole body: what its first response declared
+      // still counts.
+      if readsServerDigests { serverDigests = stateTemplate.server ?? [] }
+      return false
+    case .restart, .discard:
       return false
     }
+  }
+
+  /// Takes the digests `head` declares (with a resumed body's recorded ones first) and
+  /// makes the set compute each of their algorithms, hashing into a newly added algorithm
+  /// the bytes already before `offset`.
+  private func adoptServerDigests(of head: ResponseHead, resumed: Bool) throws(TransferError) {
+    var digests = resumed ? stateTemplate.server ?? [] : []
+    for declared in ServerDigests.declared(by: head)
+    where !digests.contains(where: { $0.source == declared.source }) {
+      digests.append(declared)
+    }
+    serverDigests = digests
+    let missing = ExpectedDigest.algorithms(digests).filter { hasher?.computes($0) != true }
+    guard !missing.isEmpty else { return }
+    let added = DigestSet(missing)
+    if offset > 0 {
+      let hashed = try LocalDownload.hash(fd: fd, upTo: offset, into: added)
+      guard hashed == offset else {
+        throw TransferError(.io, "the partial file of \(local.path) shrank while resuming")
+      }
+    }
+    hasher = hasher.map { $0.merged(with: added) } ?? added
   }
 
   public func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
@@ -179,23 +225,23 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     }
   }
 
-  /// Whether this sink computes a digest.
+  /// Whether this sink computes a digest (known once the response head arrived).
   public var hashes: Bool { hasher != nil }
 
   /// Whether the digest is computed inline, so `inlineDigest()` has it without waiting.
   public var digestIsReady: Bool { digestWorker == nil }
 
-  /// The digest of an inline-hashed body (see `digestIsReady`), `nil` when none is computed
-  /// or the body cannot be written out. Call once, like `digest()`.
-  public func inlineDigest() -> String? {
+  /// The digests of an inline-hashed body (see `digestIsReady`), `nil` when none is
+  /// computed or the body cannot be written out. Call once, like `digest()`.
+  public func inlineDigest() -> DigestValues? {
     guard digestWorker == nil, (try? flush()) != nil else { return nil }
     return hasher?.finalize()
   }
 
-  /// The SHA-256 of the partial file's bytes (the resumed prefix and this body), once the
-  /// exchange returned; `nil` when a large body could not be read back to hash it. Call
-  /// once: the hasher is finished afterwards.
-  public func digest() async -> String? {
+  /// The digests of the partial file's bytes (the resumed prefix and this body), once the
+  /// exchange returned; `nil` when none is computed or a large body could not be read back
+  /// to hash it. Call once: the digests are finished afterwards.
+  public func digest() async -> DigestValues? {
     guard (try? flush()) != nil else { return nil }
     guard let worker = digestWorker else { return hasher?.finalize() }
     digestWorker = nil

@@ -215,22 +215,22 @@ public final class LocalDownload: @unchecked Sendable {
     unlinkat(parent, stateName, 0)
   }
 
-  /// The SHA-256 and length of the destination file, or `nil` when it cannot be read as a
-  /// regular file.
-  public func digestOfDestination() -> (String, Int64)? {
+  /// The digests of `algorithms` and the length of the destination file, or `nil` when it
+  /// cannot be read as a regular file. The digests are computed together in one read.
+  public func digestsOfDestination(_ algorithms: [DigestAlgorithm]) -> (DigestValues, Int64)? {
     let fd = openat(parent, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    let hasher = SHA256()
-    guard let length = try? Self.hash(fd: fd, upTo: nil, into: hasher) else { return nil }
-    return (hasher.finalize(), length)
+    let digests = DigestSet(algorithms)
+    guard let length = try? Self.hash(fd: fd, upTo: nil, into: digests) else { return nil }
+    return (digests.finalize(), length)
   }
 
-  /// Feeds the first `limit` bytes of `fd` (all of it when nil) into `hasher`; returns the
-  /// bytes read.
-  public static func hash(fd: Int32, upTo limit: Int64?, into hasher: SHA256)
-    throws(TransferError) -> Int64
-  {
+  /// Feeds the first `limit` bytes of `fd` (all of it when nil) into every digest of
+  /// `digests`, in 1 MiB reads; returns the bytes read. `what` names the file in an error.
+  public static func hash(
+    fd: Int32, upTo limit: Int64?, into digests: DigestSet, what: String = "the partial file"
+  ) throws(TransferError) -> Int64 {
     let chunk = 1 << 20
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
     defer { buffer.deallocate() }
@@ -240,10 +240,10 @@ public final class LocalDownload: @unchecked Sendable {
       let count = pread(fd, buffer.baseAddress, Int(wanted), off_t(offset))
       if count < 0 {
         if errno == EINTR { continue }
-        throw FileErrors.error(errno, "cannot read partial file")
+        throw FileErrors.error(errno, "cannot read \(what)")
       }
       if count == 0 { break }
-      hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      digests.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
       offset += Int64(count)
     }
     return offset

@@ -19,10 +19,15 @@ public struct ResumeState: Codable, Sendable, Hashable {
   public var total: Int64?
   /// For a segmented download: each segment's range and how far it got (`--segments`).
   public var segments: [SegmentProgress]?
+  /// The digests of the whole file the server declared in the response the partial began
+  /// with, checked at the end of a resume whose validator still matches (its `206` may
+  /// declare fewer: a `Content-Digest` covers only the part). Absent in states written
+  /// before haul read server digests, which then resume without them.
+  public var server: [ExpectedDigest]?
 
   public init(
     url: String, sha256: String?, size: Int64?, validator: String?, total: Int64?,
-    segments: [SegmentProgress]? = nil
+    segments: [SegmentProgress]? = nil, server: [ExpectedDigest]? = nil
   ) {
     self.url = url
     self.sha256 = sha256
@@ -30,6 +35,7 @@ public struct ResumeState: Codable, Sendable, Hashable {
     self.validator = validator
     self.total = total
     self.segments = segments
+    self.server = server
   }
 
   /// The state file's bytes.

@@ -6,7 +6,7 @@ import Synchronization
   import Darwin
 #endif
 
-/// The partial file of a segmented download: where each segment has got to, and the SHA-256
+/// The partial file of a segmented download: where each segment has got to, and the digests
 /// of the whole file computed over its contiguous prefix as segments fill it.
 ///
 /// The segment that holds the prefix's frontier is hashed from memory as its bytes arrive;
@@ -17,14 +17,16 @@ import Synchronization
 /// calls `catchUp` and `progress`; all state is behind one lock, never held during I/O.
 public final class SegmentedFile: Sendable {
   public let fd: Int32
-  private let hasher: SHA256
+  private let hasher: DigestSet
   private let counter: ProgressCounter
   private let state: Mutex<(segments: [SegmentProgress], frontier: Int64, present: Int64)>
 
   /// - Parameters:
   ///   - segments: the plan, with the progress already on disk (a resume).
-  ///   - hasher: a fresh hasher; this object feeds it from byte 0.
-  public init(fd: Int32, segments: [SegmentProgress], hasher: SHA256, counter: ProgressCounter) {
+  ///   - hasher: fresh digests; this object feeds them from byte 0.
+  public init(
+    fd: Int32, segments: [SegmentProgress], hasher: DigestSet, counter: ProgressCounter
+  ) {
     self.fd = fd
     self.hasher = hasher
     self.counter = counter

@@ -2,7 +2,7 @@
 ///
 /// The order of the cases is the order haul lists digests in (reports, messages): the
 /// strongest first, the legacy ones last.
-public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable, Comparable {
+public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
   case sha256
   case sha512
   case sha1

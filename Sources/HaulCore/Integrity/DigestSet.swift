@@ -22,6 +22,22 @@ public final class DigestSet: @unchecked Sendable {
     digests = self.algorithms.map { StreamingDigest($0) }
   }
 
+  private init(digests: [StreamingDigest]) {
+    self.digests = digests.sorted { $0.algorithm < $1.algorithm }
+    algorithms = self.digests.map(\.algorithm)
+  }
+
+  /// Whether the set computes `algorithm`.
+  public func computes(_ algorithm: DigestAlgorithm) -> Bool { algorithms.contains(algorithm) }
+
+  /// One set holding this set's digests and `other`'s, each keeping what it was fed: how a
+  /// download adds the algorithms a server declares to a set that already hashed a prefix
+  /// (`other` fed the same prefix). An algorithm in both keeps this set's digest. Both sets
+  /// are taken over: feed only the result from now on.
+  public func merged(with other: DigestSet) -> DigestSet {
+    DigestSet(digests: digests + other.digests.filter { !computes($0.algorithm) })
+  }
+
   /// Whether the set computes nothing.
   public var isEmpty: Bool { digests.isEmpty }
 

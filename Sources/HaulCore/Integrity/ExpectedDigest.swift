@@ -4,7 +4,9 @@
 /// `manifest:sha256`, `checksums:sha512`, `server:repr-digest:sha-256`,
 /// `server:content-digest:sha-512`, `server:digest:md5`, `server:x-goog-hash:md5`,
 /// `server:x-amz-checksum-sha256`.
-public struct ExpectedDigest: Sendable, Hashable {
+///
+/// Codable so that a resume state can keep the digests its server declared.
+public struct ExpectedDigest: Sendable, Hashable, Codable {
   public var algorithm: DigestAlgorithm
   /// The digest, lowercase hex of `algorithm.hexLength` digits.
   public var hex: String

@@ -17,5 +17,10 @@ struct AttemptFailure: Error, Sendable {
 
 /// What a successful attempt produced.
 struct AttemptSuccess: Sendable {
+  /// The file's SHA-256, when computed.
   var sha256: String?
+  /// Every digest computed of the file.
+  var digests = DigestValues()
+  /// What the file was checked against and matched (`ExpectedDigest.source`), in order.
+  var verified: [String] = []
 }

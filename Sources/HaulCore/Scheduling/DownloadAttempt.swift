@@ -6,8 +6,9 @@
 
 /// One attempt to download an entry from one source, in the steps every path shares:
 /// `prepare` opens the partial file (resuming it when its state allows) and builds the
-/// request; once the exchange ended, `judge` reads the response and `complete` checks the
-/// digest and puts the file in place. A transport's engine calls these steps on its thread
+/// request; once the exchange ended, `judge` reads the response and `complete` checks every
+/// expected digest (the manifest's, the checksum files', the server's) and puts the file in
+/// place. A transport's engine calls these steps on its thread
 /// and a task calls them around an `await`; there is one implementation of each rule.
 ///
 /// Owned by whoever runs the attempt, one thread at a time; `end()` closes its file.
@@ -42,9 +43,14 @@ final class DownloadAttempt: @unchecked Sendable {
   /// Opens the partial file and builds the request for `base` (the entry's request to this
   /// source). `fresh` ignores any resumable prefix. A prefix that cannot be hashed back
   /// asks for a restart; other local errors fail the attempt.
+  ///
+  /// The digests computed are the entry's expected ones, SHA-256 too when `hashes` (the
+  /// digest is shown), and with `serverDigests` those a resumed partial's first response
+  /// declared; the sink adds what the response declares. With none of these nothing is
+  /// hashed, which matters on small files.
   static func prepare(
     _ entry: ManifestEntry, base: TransferRequest, local: LocalDownload, counter: ProgressCounter,
-    fresh: Bool, hashes: Bool
+    fresh: Bool, hashes: Bool, serverDigests: Bool
   ) -> Result<DownloadAttempt, Verdict> {
     if !fresh, let size = entry.size {
       do throws(TransferError) {
@@ -53,7 +59,7 @@ final class DownloadAttempt: @unchecked Sendable {
         return .failure(.failed(AttemptFailure(error: error)))
       }
     }
-    let hasher = entry.sha256 != nil || hashes ? SHA256() : nil
+    var hasher: DigestSet?
     var state = ResumeState(
       url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
       validator: nil, total: nil)
@@ -69,11 +75,13 @@ final class DownloadAttempt: @unchecked Sendable {
         resumeFrom = existing
         state.validator = validator
         state.total = saved.total
+        if serverDigests { state.server = saved.server }
       } else if existing > 0, ftruncate(fd, 0) != 0 {
         let code = errno
         close(fd)
         throw FileErrors.error(code, "cannot truncate the partial file of \(entry.path)")
       }
+      hasher = digests(for: entry, hashes: hashes, declared: state.server)
       if resumeFrom > 0, let hasher {
         let hashed: Int64
         do throws(TransferError) {
@@ -97,7 +105,7 @@ final class DownloadAttempt: @unchecked Sendable {
     }
     let sink = DownloadSink(
       fd: fd, local: local, hasher: hasher, requested: request.range, expectedSize: entry.size,
-      state: state, progress: counter)
+      state: state, progress: counter, readsServerDigests: serverDigests)
     return .success(
       DownloadAttempt(entry: entry, local: local, request: request, sink: sink, fd: fd))
   }
@@ -152,29 +160,57 @@ final class DownloadAttempt: @unchecked Sendable {
     return .received
   }
 
+  /// The digests a download of `entry` computes from its first byte: the expected ones,
+  /// SHA-256 when `hashes`, and the algorithms of `declared` (a server's, kept in the resume
+  /// state); `nil` when there is none.
+  static func digests(for entry: ManifestEntry, hashes: Bool, declared: [ExpectedDigest]?)
+    -> DigestSet?
+  {
+    let expected = entry.expectedDigests
+    guard hashes || !expected.isEmpty || !(declared ?? []).isEmpty else { return nil }
+    var algorithms = expected.algorithms
+    if hashes { algorithms.append(.sha256) }
+    if let declared { algorithms += declared.map(\.algorithm) }
+    return DigestSet(algorithms)
+  }
+
   /// Whether the digest is ready without waiting (no background digest worker).
   var digestIsReady: Bool { sink.digestIsReady }
 
-  /// Checks the digest (computed by the sink: `sink.digest()`, or `nil` when none was) and
-  /// moves the file into place.
-  func complete(digest: String?) -> Result<AttemptSuccess, AttemptFailure> {
-    if sink.hashes, digest == nil {
+  /// Checks the digests (computed by the sink: `sink.digest()`, or `nil` when none was)
+  /// against every one expected, the entry's and the server's, and moves the file into
+  /// place; a mismatch discards the partial file.
+  func complete(digests: DigestValues?) -> Result<AttemptSuccess, AttemptFailure> {
+    if sink.hashes, digests == nil {
       return .failure(
         AttemptFailure(error: TransferError(.io, "cannot read \(entry.path) back to hash it")))
     }
-    if let expected = entry.sha256, digest != expected {
+    let computed = digests ?? DigestValues()
+    let verified: [String]
+    switch Self.check(entry, server: sink.serverDigests, computed) {
+    case .success(let sources):
+      verified = sources
+    case .failure(let mismatch):
       local.discardPartial()
-      return .failure(
-        AttemptFailure(
-          error: TransferError(
-            .checksumMismatch, "SHA-256 \(digest ?? "not computed"), expected \(expected)")))
+      return .failure(AttemptFailure(error: mismatch.transferError))
     }
     do throws(TransferError) {
       try local.finish(partial: fd)
     } catch {
       return .failure(AttemptFailure(error: error))
     }
-    return .success(AttemptSuccess(sha256: digest))
+    return .success(
+      AttemptSuccess(sha256: computed[.sha256], digests: computed, verified: verified))
+  }
+
+  /// Checks `computed` against `entry`'s expected digests, then against `server`'s: the
+  /// sources verified, or the first mismatch.
+  static func check(_ entry: ManifestEntry, server: [ExpectedDigest], _ computed: DigestValues)
+    -> Result<[String], DigestMismatch>
+  {
+    let own = entry.expectedDigestList
+    guard !own.isEmpty || !server.isEmpty else { return .success([]) }
+    return ExpectedDigest.verify(server.isEmpty ? own : own + server, against: computed)
   }
 
   /// Closes the partial file. Call once, when the attempt is over.

@@ -98,7 +98,7 @@ extension EntryJob: TransportJob {
     if let local {
       switch DownloadAttempt.prepare(
         entry, base: base, local: local, counter: counter, fresh: fresh,
-        hashes: runner.options.digestsWithoutChecksum)
+        hashes: runner.options.digestsWithoutChecksum, serverDigests: runner.options.serverDigests)
       {
       case .success(let attempt):
         download = attempt
@@ -162,13 +162,13 @@ extension EntryJob: TransportJob {
         // A large body's digest is finished by its worker thread: wait for it in a task.
         download = nil
         runner.spawn(self) { [self] in
-          let completed = attempt.complete(digest: await attempt.sink.digest())
+          let completed = attempt.complete(digests: await attempt.sink.digest())
           attempt.end()
           await runner.continueAfter(self, completed, releasingSlot: true)
         }
         return .done
       }
-      let completed = attempt.complete(digest: attempt.sink.inlineDigest())
+      let completed = attempt.complete(digests: attempt.sink.inlineDigest())
       attempt.end()
       download = nil
       switch completed {

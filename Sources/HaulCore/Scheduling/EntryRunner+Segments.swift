@@ -10,6 +10,11 @@ import Foundation
 /// ranges is fetched as N ranges in parallel into the one partial file, each guarded by the
 /// validator (`If-Range`), each resumable on its own; every segment holds its own slot, so
 /// segments count against `-j` and `--per-host`.
+///
+/// The file is always hashed (SHA-256, and every digest expected); the server's digests are
+/// those the probe's 206 declares (`Repr-Digest`, `Digest`, `x-goog-hash`,
+/// `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only), kept in the resume
+/// state for a resumed download, which sends no probe.
 extension EntryRunner {
   /// Whether `entry` may be split at all (its size, when known, is large enough).
   func maySegment(_ entry: ManifestEntry) -> Bool {
@@ -52,6 +57,7 @@ extension EntryRunner {
       segments.last?.end == total - 1, let partial = local.partial(), partial.isRegularFile
     {
       state = saved
+      if !options.serverDigests { state.server = nil }
       resuming = true
     } else {
       switch await probe(entry, url) {
@@ -69,6 +75,10 @@ extension EntryRunner {
         state.validator = validator
         state.total = total
         state.segments = SegmentProgress.plan(total: total, count: options.segments)
+        if options.serverDigests {
+          let declared = ServerDigests.declared(by: head)
+          state.server = declared.isEmpty ? nil : declared
+        }
       }
     }
     guard let total = state.total, let plan = state.segments else { return nil }
@@ -81,7 +91,8 @@ extension EntryRunner {
       return .failure(Failure(error: error))
     }
     defer { close(fd) }
-    let hasher = SHA256()
+    let hasher =
+      DownloadAttempt.digests(for: entry, hashes: true, declared: state.server) ?? DigestSet([])
     let file = SegmentedFile(fd: fd, segments: plan, hasher: hasher, counter: counter)
     do throws(TransferError) {
       try file.catchUp()
@@ -102,13 +113,17 @@ extension EntryRunner {
       guard file.frontier == total else {
         throw TransferError(.protocol, "segments ended at \(file.frontier) of \(total) bytes")
       }
-      let digest = hasher.finalize()
-      if let expected = entry.sha256, digest != expected {
+      let digests = hasher.finalize()
+      let verified: [String]
+      switch DownloadAttempt.check(entry, server: state.server ?? [], digests) {
+      case .success(let sources):
+        verified = sources
+      case .failure(let mismatch):
         local.discardPartial()
-        throw TransferError(.checksumMismatch, "SHA-256 \(digest), expected \(expected)")
+        throw mismatch.transferError
       }
       try local.finish(partial: fd)
-      return .success(Success(sha256: digest))
+      return .success(Success(sha256: digests[.sha256], digests: digests, verified: verified))
     } catch {
       return .failure(Failure(error: error))
     }

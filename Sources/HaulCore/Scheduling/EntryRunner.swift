@@ -28,6 +28,9 @@ final class EntryRunner: Sendable {
   let retryPolicy: RetryPolicy
   /// The run's interceptor when it adapts requests at once (the engine applies it).
   let immediate: (any ImmediateRequestInterceptor)?
+  /// `--header` fields with `Want-Repr-Digest` after them (unless they set it), built once:
+  /// the headers of a download's requests when its entry adds none.
+  let downloadHeaders: [HTTPField]
 
   typealias Failure = AttemptFailure
   typealias Success = AttemptSuccess
@@ -46,6 +49,9 @@ final class EntryRunner: Sendable {
     transport = scheduler.transport
     options = scheduler.options
     retryPolicy = scheduler.retryPolicy
+    downloadHeaders =
+      options.headers.contains { $0.hasName(ServerDigests.wantReprDigest.name) }
+      ? options.headers : options.headers + [ServerDigests.wantReprDigest]
     self.directory = directory
     self.events = events
     state = RunState(
@@ -84,10 +90,12 @@ final class EntryRunner: Sendable {
       outcome.error = error
       return .ended(Ending(outcome: outcome))
     }
-    if let (digest, size) = alreadyComplete(entry, local) {
+    if let (checked, size) = alreadyComplete(entry, local) {
       outcome.status = .skipped
       outcome.error = nil
-      outcome.sha256 = digest.isEmpty ? nil : digest
+      outcome.sha256 = checked.digests[.sha256]
+      outcome.digests = checked.digests
+      outcome.verified = checked.verified
       return .ended(Ending(outcome: outcome, completedBytes: size))
     }
     // An entry in a subfolder holds that folder open: it waits without it.
@@ -193,6 +201,8 @@ final class EntryRunner: Sendable {
       outcome.status = .ok
       outcome.error = nil
       outcome.sha256 = success.sha256
+      outcome.digests = success.digests
+      outcome.verified = success.verified
       completed = job.counter.present
     case .failure(let failure):
       outcome.error = failure.error
@@ -308,17 +318,27 @@ final class EntryRunner: Sendable {
     }
   }
 
-  /// The destination's digest ("" when none was computed) and length when the entry is
-  /// already complete and can be skipped; `nil` otherwise.
-  private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload) -> (String, Int64)? {
+  /// The destination's digests and what they matched (none when the entry expects none)
+  /// and its length, when the entry is already complete and can be skipped; `nil`
+  /// otherwise. Every expected digest (manifest and checksum files) is computed, in one
+  /// read of the file, and must match.
+  private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload)
+    -> (AttemptSuccess, Int64)?
+  {
     guard let destination = local.destination(), destination.isRegularFile else { return nil }
     if let size = entry.size, destination.size != size { return nil }
-    if let expected = entry.sha256 {
-      guard let (digest, _) = local.digestOfDestination(), digest == expected else { return nil }
-      return (digest, destination.size)
+    let expected = entry.expectedDigests
+    if !expected.isEmpty {
+      guard let (digests, _) = local.digestsOfDestination(expected.algorithms),
+        case .success(let verified) = DownloadAttempt.check(entry, server: [], digests)
+      else { return nil }
+      return (
+        AttemptSuccess(sha256: digests[.sha256], digests: digests, verified: verified),
+        destination.size
+      )
     }
     if entry.size == nil && local.partial() != nil { return nil }
-    return ("", destination.size)
+    return (AttemptSuccess(), destination.size)
   }
 
   /// The size of an upload's file (symlinks followed, as the manifest allows).
@@ -332,9 +352,20 @@ final class EntryRunner: Sendable {
     options.outputDirectory + "/" + entry.path
   }
 
+  /// The request of one exchange of `entry` with `url`: the run's and the entry's headers,
+  /// and for a download `Want-Repr-Digest` (unless `--no-server-digests`, or a header of that
+  /// name is given).
   func request(_ entry: ManifestEntry, _ url: URL) -> TransferRequest {
-    TransferRequest(
-      url: url, method: entry.method, headers: options.headers + entry.headers,
+    let headers: [HTTPField]
+    if entry.operation == .download, options.serverDigests,
+      !entry.headers.contains(where: { $0.hasName(ServerDigests.wantReprDigest.name) })
+    {
+      headers = entry.headers.isEmpty ? downloadHeaders : downloadHeaders + entry.headers
+    } else {
+      headers = options.headers + entry.headers
+    }
+    return TransferRequest(
+      url: url, method: entry.method, headers: headers,
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
   }
 
@@ -374,7 +405,7 @@ final class EntryRunner: Sendable {
       let attempt: DownloadAttempt
       switch DownloadAttempt.prepare(
         entry, base: request(entry, url), local: local, counter: job.counter, fresh: fresh,
-        hashes: options.digestsWithoutChecksum)
+        hashes: options.digestsWithoutChecksum, serverDigests: options.serverDigests)
       {
       case .success(let prepared):
         attempt = prepared
@@ -402,8 +433,8 @@ final class EntryRunner: Sendable {
         fresh = true
         continue
       case .received:
-        let digest = attempt.sink.hashes ? await attempt.sink.digest() : nil
-        return attempt.complete(digest: digest)
+        let digests = attempt.sink.hashes ? await attempt.sink.digest() : nil
+        return attempt.complete(digests: digests)
       }
     }
   }

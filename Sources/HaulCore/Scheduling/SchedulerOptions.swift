@@ -42,6 +42,10 @@ public struct SchedulerOptions: Sendable {
   /// Off, such a download costs no digest work at all (the CLI turns it on only when
   /// `--report` or `--events` will show the digest).
   public var digestsWithoutChecksum: Bool
+  /// Whether downloads ask for the server's digests (`Want-Repr-Digest`) and check every one
+  /// the server declares (`Repr-Digest`, `Content-Digest`, `Digest`, `x-goog-hash`,
+  /// `x-amz-checksum-sha256`) over the whole file; off with `--no-server-digests`.
+  public var serverDigests: Bool
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,
@@ -49,9 +53,11 @@ public struct SchedulerOptions: Sendable {
     backoffBase: Double = 1, backoffCap: Double = 60, expectedTotal: Int? = nil,
     expectedBytes: Int64? = nil, progressInterval: Double = 0.25, outageLimit: Double = 600,
     interceptor: (any RequestInterceptor)? = nil, segments: Int = 1,
-    minSegmentSize: Int64 = 8 << 20, digestsWithoutChecksum: Bool = true
+    minSegmentSize: Int64 = 8 << 20, digestsWithoutChecksum: Bool = true,
+    serverDigests: Bool = true
   ) {
     self.digestsWithoutChecksum = digestsWithoutChecksum
+    self.serverDigests = serverDigests
     self.segments = max(1, segments)
     self.minSegmentSize = minSegmentSize
     self.outputDirectory = outputDirectory

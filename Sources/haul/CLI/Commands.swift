@@ -88,6 +88,9 @@ enum Commands {
       OptionSpec(
         "failed", value: "FILE", help: "write the manifest lines of failed transfers to FILE"),
       checksums,
+      OptionSpec(
+        "no-server-digests",
+        help: "neither ask for nor check the digests a server declares (Repr-Digest, ...)"),
       help,
     ],
     epilogue: [

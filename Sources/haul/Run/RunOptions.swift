@@ -35,6 +35,8 @@ struct RunOptions: Sendable {
   var shard: Shard?
   /// `--checksums` files, in the order given; read before the manifest.
   var checksums: [String] = []
+  /// `--no-server-digests`: neither ask for nor check the digests servers declare.
+  var serverDigests = true
   /// `--s3` and its settings, when given.
   var s3: S3Choice?
   /// Which proxy each request goes through (`--proxy`, `--no-proxy`, the variables).
@@ -121,6 +123,7 @@ struct RunOptions: Sendable {
     quiet = parsed.has("quiet")
     fsync = parsed.has("fsync")
     noRemoteTime = parsed.has("no-remote-time")
+    serverDigests = !parsed.has("no-server-digests")
     proxyRules = try RunOptions.proxyRules(
       parsed, transport: transport, environment: ProcessInfo.processInfo.environment)
     if let path = parsed.value("cacert") {
@@ -144,7 +147,7 @@ struct RunOptions: Sendable {
       expectedTotal: statistics.entries,
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
       interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize,
-      digestsWithoutChecksum: report != nil || events)
+      digestsWithoutChecksum: report != nil || events, serverDigests: serverDigests)
     options.remoteTime = !noRemoteTime
     return options
   }

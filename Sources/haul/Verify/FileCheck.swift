@@ -48,8 +48,8 @@ enum FileCheck {
     }
   }
 
-  /// The digests of `algorithms` of the file at `path`, read in 1 MiB pieces. (Its own loop
-  /// until `LocalDownload.hash`, which feeds one `SHA256`, takes a `DigestSet`.)
+  /// The digests of `algorithms` of the file at `path`, computed together in one pass of
+  /// 1 MiB reads (`LocalDownload.hash`, as downloads re-hash a prefix).
   static func digests(_ path: String, _ algorithms: [DigestAlgorithm]) -> Result<
     DigestValues, Problem
   > {
@@ -57,14 +57,14 @@ enum FileCheck {
     guard fd >= 0 else { return .failure(.unreadable(ProcessEnvironment.errorText())) }
     defer { close(fd) }
     let set = DigestSet(algorithms)
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-    defer { buffer.deallocate() }
-    while true {
-      let got = read(fd, buffer.baseAddress, buffer.count)
-      if got < 0, errno == EINTR { continue }
-      guard got >= 0 else { return .failure(.unreadable(ProcessEnvironment.errorText())) }
-      if got == 0 { break }
-      set.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+    do throws(TransferError) {
+      _ = try LocalDownload.hash(fd: fd, upTo: nil, into: set, what: path)
+    } catch {
+      // The message is `cannot read PATH: REASON`; the problem says the rest.
+      let prefix = "cannot read \(path): "
+      let message = error.message
+      return .failure(
+        .unreadable(message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message))
     }
     return .success(set.finalize())
   }
