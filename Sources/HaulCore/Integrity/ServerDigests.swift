@@ -25,8 +25,13 @@ public enum ServerDigests {
   public static let wantReprDigest = HTTPField("Want-Repr-Digest", "sha-256=9, sha-512=5")
 
   /// Every digest `head` declares for the file, in the order of the list above.
+  ///
+  /// A response that declares none (the common case) costs one pass over its fields and
+  /// allocates nothing.
   public static func declared(by head: ResponseHead) -> [ExpectedDigest] {
-    guard (200..<300).contains(head.status) else { return [] }
+    guard (200..<300).contains(head.status),
+      head.headers.contains(where: { field in fieldNames.contains { field.hasName($0) } })
+    else { return [] }
     var found: [ExpectedDigest] = []
     structured(head, field: "Repr-Digest", label: "repr-digest", into: &found)
     if head.status != 206, !hasContentCoding(head) {
@@ -42,6 +47,11 @@ public enum ServerDigests {
     }
     return found
   }
+
+  /// The fields read, as `declared(by:)` lists them.
+  private static let fieldNames = [
+    "Repr-Digest", "Content-Digest", "Digest", "x-goog-hash", "x-amz-checksum-sha256",
+  ]
 
   /// RFC 9530's algorithm keys that haul computes (`md5`, `sha`, and the others are
   /// deprecated or insecure there, and ignored).
