@@ -11,24 +11,36 @@ public final class DigestSet: @unchecked Sendable {
   /// Bytes every algorithm reads before the next block: well inside a core's L2 cache.
   public static let blockSize = 64 << 10
 
-  /// The algorithms computed, distinct, in canonical order.
-  public let algorithms: [DigestAlgorithm]
+  /// The digests, one per algorithm, in canonical order.
   private let digests: [StreamingDigest]
 
   /// A set computing each of `algorithms` (repeats are computed once; an empty set computes
   /// nothing and `finalize()` gives no digest).
+  ///
+  /// Allocates the set, one array and each digest: a download makes one per file, so a
+  /// million small files pay for no more.
   public init(_ algorithms: some Sequence<DigestAlgorithm>) {
-    self.algorithms = Array(Set(algorithms)).sorted()
-    digests = self.algorithms.map { StreamingDigest($0) }
+    var wanted: UInt8 = 0
+    for algorithm in algorithms { wanted |= 1 << algorithm.rank }
+    var digests: [StreamingDigest] = []
+    digests.reserveCapacity(wanted.nonzeroBitCount)
+    for algorithm in DigestAlgorithm.allCases where wanted & (1 << algorithm.rank) != 0 {
+      digests.append(StreamingDigest(algorithm))
+    }
+    self.digests = digests
   }
 
   private init(digests: [StreamingDigest]) {
     self.digests = digests.sorted { $0.algorithm < $1.algorithm }
-    algorithms = self.digests.map(\.algorithm)
   }
 
+  /// The algorithms computed, distinct, in canonical order.
+  public var algorithms: [DigestAlgorithm] { digests.map(\.algorithm) }
+
   /// Whether the set computes `algorithm`.
-  public func computes(_ algorithm: DigestAlgorithm) -> Bool { algorithms.contains(algorithm) }
+  public func computes(_ algorithm: DigestAlgorithm) -> Bool {
+    digests.contains { $0.algorithm == algorithm }
+  }
 
   /// One set holding this set's digests and `other`'s, each keeping what it was fed: how a
   /// download adds the algorithms a server declares to a set that already hashed a prefix

@@ -167,11 +167,14 @@ final class DownloadAttempt: @unchecked Sendable {
     -> DigestSet?
   {
     let expected = entry.expectedDigests
-    guard hashes || !expected.isEmpty || !(declared ?? []).isEmpty else { return nil }
-    var algorithms = expected.algorithms
-    if hashes { algorithms.append(.sha256) }
-    if let declared { algorithms += declared.map(\.algorithm) }
-    return DigestSet(algorithms)
+    let declared = declared ?? []
+    guard hashes || !expected.isEmpty || !declared.isEmpty else { return nil }
+    // Lazily, so that choosing the algorithms allocates nothing.
+    return DigestSet(
+      DigestAlgorithm.allCases.lazy.filter { algorithm in
+        expected[algorithm] != nil || (hashes && algorithm == .sha256)
+          || declared.contains { $0.algorithm == algorithm }
+      })
   }
 
   /// Whether the digest is ready without waiting (no background digest worker).
