@@ -143,18 +143,28 @@ private struct FaultExchange {
         declare.split(separator: ",").map(String.init), seed: seed, size: size,
         part: start..<(start + length), wrong: faulty && options["declareWrong"] == "1")
     }
+    // `lengths` and `http09` frame the body wrongly on purpose: the connection closes after it.
+    let lengths = faulty ? options["lengths"] : nil
+    let http09 = faulty && options["http09"] == "1"
     let lie = faulty ? int("lie") : nil
+    let closes = lie != nil || lengths != nil || http09
     if chunked {
       headers.append(("Transfer-Encoding", "chunked"))
+    } else if let lengths {
+      for value in lengths.split(separator: ";", omittingEmptySubsequences: false) {
+        headers.append(("Content-Length", String(value)))
+      }
     } else {
       headers.append(("Content-Length", String(length + (lie ?? 0))))
     }
-    if !request.keepAlive || lie != nil { headers.append(("Connection", "close")) }
-    guard sendHead(status: status, headers: headers) else { return false }
-    if request.method == "HEAD" { return lie == nil }
+    if !request.keepAlive || closes { headers.append(("Connection", "close")) }
+    if !http09 {
+      guard sendHead(status: status, headers: headers) else { return false }
+    }
+    if request.method == "HEAD" { return !closes }
     let complete = sendContent(
       seed: seed, offset: start, length: endless ? .max : length, chunked: chunked)
-    guard complete, lie == nil else { return false }
+    guard complete, !closes else { return false }
     if chunked {
       // A malformed chunk-size line instead of the last chunk, then close.
       guard !badChunk else {
@@ -210,7 +220,8 @@ private struct FaultExchange {
 
   private func sendHead(status: Int, headers: [(String, String)]) -> Bool {
     server.answered(index, status: status)
-    var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+    let statusLine = faulty ? options["statusLine"] : nil
+    var text = (statusLine ?? "HTTP/1.1 \(status) \(Self.reason(status))") + "\r\n"
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
     if faulty, let filler = int("bigHeaders") {
       var added: Int64 = 0
@@ -250,7 +261,7 @@ private struct FaultExchange {
     let dropAfter = faulty ? int("drop") : nil
     let stallAfter = faulty ? int("stall") : nil
     let stallSeconds = double("stallSeconds") ?? 10
-    let drip = int("drip").map { max(1, $0) }
+    let drip = double("drip").map { max(0.01, $0) }
     let buffer = UnsafeMutableRawBufferPointer.allocate(
       byteCount: TestContent.chunkSize, alignment: 8)
     defer { buffer.deallocate() }
@@ -271,7 +282,7 @@ private struct FaultExchange {
           piece = min(piece, stallAfter - sent)
         }
       }
-      if let drip { piece = min(piece, max(1, drip / 10)) }
+      if let drip { piece = min(piece, max(1, Int64(drip / 10))) }
       let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(piece)])
       TestContent.fill(slice, seed: seed, offset: offset + sent)
       if chunked {
@@ -283,7 +294,7 @@ private struct FaultExchange {
       }
       sent += piece
       server.countBody(request.path, piece)
-      if let drip, !pause(Double(piece) / Double(drip)) { return false }
+      if let drip, !pause(Double(piece) / drip) { return false }
     }
     if let dropAfter, sent >= dropAfter { return false }
     if let stallAfter, !stalled, sent >= stallAfter, !pause(stallSeconds) { return false }

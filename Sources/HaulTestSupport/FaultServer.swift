@@ -30,9 +30,15 @@ import Synchronization
 /// - `wait=T`: sleep T seconds before sending the response head.
 /// - `drop=N` *fault*: close the connection after N body bytes (uploads: after receiving N).
 /// - `stall=N&stallSeconds=T` *fault*: send N body bytes, then send nothing for T seconds.
-/// - `drip=B`: send the body at about B bytes per second.
+/// - `drip=B`: send the body at about B bytes per second; B may be a fraction (`0.5`: one
+///   byte every 2 s), for a body that is slow but never silent for long.
 /// - `lie=N` *fault*: `Content-Length` N bytes more than the body sent, then close.
 /// - `bigHeaders=N` *fault*: add about N bytes of filler header fields.
+/// - `statusLine=TEXT` *fault*: send TEXT as the status line (`HTTP/1.1 2000 OK`).
+/// - `/data` only, malformed framing, each *fault* and closing the connection after the
+///   body: `lengths=V;W;...` (one `Content-Length` field per `;`-separated value, sent as
+///   written: `10, 12` is one field of two values, `10;12` two fields), `http09=1` (no
+///   status line and no header at all: an HTTP/0.9 answer).
 /// - `/data` only: `ignoreRange=1` (always a full 200), `etag=changing` (every request gets
 ///   new content: seed, `ETag` and `Last-Modified` change with the hit), `endless=1` (a
 ///   chunked body that never ends), `chunked=1` (the body in chunked encoding),
