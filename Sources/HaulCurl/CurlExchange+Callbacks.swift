@@ -124,8 +124,10 @@ extension CurlExchange {
   /// Restarts the stall clock when bytes moved since the last call; returns `false` (the
   /// reason kept in `failure`) once nothing moved for `stallTimeout`.
   ///
-  /// libcurl's own `LOW_SPEED_TIME` averages over a window of several seconds, so alone it
-  /// fires up to ~6 s late; this check counts from the last byte exactly. The clock starts
+  /// This is the only stall rule: libcurl's own `LOW_SPEED_TIME` averages the rate over a
+  /// window, which fails a slow drip that is never silent for long, and fires up to ~6 s
+  /// late on real silence; this check counts from the last byte exactly (the loop polls at
+  /// least once a second, so libcurl calls it at least that often). The clock starts
   /// at the first call, so an exchange waiting for a free connection is not timed, and
   /// stands still while `--max-rate` holds the exchange paused.
   func checkStall(moved body: Int64) -> Bool {

@@ -48,17 +48,11 @@ extension CurlExchange {
     check(easy.set(CURLOPT_XFERINFODATA, pointer: context))
     check(configureProxy(easy, rules: settings.proxyRules))
 
-    // Timeouts: curl enforces the connect timeout and, as a backstop, less than 1 byte/s
-    // over `stallTimeout`; the progress callback enforces the stall timeout exactly.
+    // Timeouts: curl enforces the connect timeout; the progress callback enforces the stall
+    // timeout, timing silence from the last byte (`checkStall`). curl's low-speed check is
+    // off: it averages the rate over its window, so a body dripping a byte every 1.5 s
+    // failed a 2 s timeout although no silence lasted 2 s.
     check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
-    if request.stallTimeout.isFinite, request.stallTimeout > 0 {
-      check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 1))
-      let seconds = min(request.stallTimeout.rounded(.up), Double(Int32.max))
-      check(easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds))))
-    } else {
-      check(easy.set(CURLOPT_LOW_SPEED_LIMIT, 0))
-      check(easy.set(CURLOPT_LOW_SPEED_TIME, 0))
-    }
     // Over HTTP/2 (https servers that offer it), wait for an opening connection and share it
     // rather than opening another: 16 parallel downloads used 1 connection instead of 8.
     // Only for https: plain http is always HTTP/1.1 here (no h2c), and there curl 7.88 would

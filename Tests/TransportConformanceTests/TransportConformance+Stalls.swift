@@ -1,0 +1,54 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+/// `--timeout` measures silence: a slow body goes on, a silent one fails at about the
+/// timeout after its last byte.
+extension TransportConformance {
+  @Test(
+    "a body dripping a byte every 1.5 s under a 2 s stall timeout is slow, not stalled",
+    arguments: TransportKind.allCases)
+  func slow_drip_is_not_a_stall(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("drip.bin")
+          let sink = try FileTestSink(path: path)
+          let url = server.dataURL("drip", size: 5, seed: 91, options: ["drip": "0.66"])
+          let response = try await transport.perform(
+            .download(url, stallTimeout: 2), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(contents(of: path) == TestContent.bytes(seed: 91, count: 5))
+        }
+      }
+    }
+  }
+
+  @Test(
+    "a stall after a short drip fails at about the stall timeout after the last byte",
+    arguments: TransportKind.allCases)
+  func stall_after_drip_times_out_after_the_last_byte(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("dripstall.bin")
+          let sink = try FileTestSink(path: path)
+          // Bytes at about 0, 0.5 and 1 s, then 30 s of silence.
+          let url = server.dataURL(
+            "dripstall", size: 100, seed: 92,
+            options: ["drip": "2", "stall": "3", "stallSeconds": "30"])
+          let started = ContinuousClock.now
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url, stallTimeout: 2), sink: sink)
+          }
+          let elapsed = ContinuousClock.now - started
+          #expect(error?.code == .timeout, "\(String(describing: error))")
+          #expect(elapsed > .milliseconds(2_500), "timed out after only \(elapsed)")
+          #expect(elapsed < .seconds(6), "a 2 s stall timeout took \(elapsed)")
+          #expect(contents(of: path) == TestContent.bytes(seed: 92, count: 3))
+        }
+      }
+    }
+  }
+}
