@@ -104,9 +104,14 @@ final class CurlExchange: @unchecked Sendable {
   }
 
   /// Hands the completed head to the sink, recording whether it wants the body.
-  /// Returns `false` when the sink threw (the error is kept in `failure`).
+  /// Returns `false` when its framing cannot be trusted (`ResponseHead.framingProblem`) or
+  /// the sink threw; the error is kept in `failure`.
   func deliver(_ head: ResponseHead) -> Bool {
     self.head = head
+    if let problem = head.framingProblem {
+      failure = problem
+      return false
+    }
     do {
       acceptsBody = try sink.receive(head: head)
       return true

@@ -24,6 +24,7 @@ extension TransferError {
   /// | `badServerResponse` | `protocol` | libcurl got nothing back (`CURLE_GOT_NOTHING`) |
   /// | `cannotDecodeContentData`, `cannotDecodeRawData`, `cannotParseResponse` | `protocol` | the body or head could not be read |
   /// | `dataLengthExceedsMaximum` | `protocol` | a body URLSession refused to hold |
+  /// | `unsupportedURL` | `protocol` | haul's URLs are all http(s), so this is libcurl refusing the reply: an HTTP/0.9 answer, an unsupported status code |
   /// | `fileDoesNotExist`, `noPermissionsToReadFile` | `io` | the upload's file could not be opened |
   /// | `cancelled` | `cancelled` | the task was cancelled (the caller decides when that is a success) |
   /// | `unknown` | by libcurl's message | corelibs' catch-all for every other libcurl error |
@@ -59,6 +60,8 @@ extension TransferError {
       self.init(.protocol, "unreadable response: \(detail)")
     case .dataLengthExceedsMaximum:
       self.init(.protocol, "response refused by URLSession: \(detail)")
+    case .unsupportedURL:
+      self.init(.protocol, "not an HTTP response: \(detail)")
     case .fileDoesNotExist, .noPermissionsToReadFile:
       self.init(.io, "cannot read the upload's file: \(detail)")
     case .cancelled:
@@ -89,7 +92,7 @@ extension TransferError {
   /// | starts `Could not resolve`, `Couldn't resolve`, `Failed to connect`, `Recv failure`, `Send failure`, `Connection` | `connection` | DNS, refused with another errno, unreachable, reset |
   /// | holds `SSL`, `TLS` (as written) or `certificate` | `tls` | OpenSSL handshake or verification (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_*`) |
   /// | holds `timed out`, `timeout` | `timeout` | libcurl's own connect or resolve timeout |
-  /// | holds `transfer closed`, `chunk`, `header`, `reply`, `encoding`, `http`, `writing`, `too large` | `protocol` | short body, bad chunking, malformed or oversized head (corelibs aborts on a head it cannot parse: "Failed writing header"), undecodable body |
+  /// | holds `transfer closed`, `chunk`, `header`, `reply`, `encoding`, `http`, `writing`, `too large`, `content-length`, `response code` | `protocol` | short body, bad chunking, malformed or oversized head (corelibs aborts on a head it cannot parse: "Failed writing header"; libcurl refuses "Invalid Content-Length"), undecodable body |
   /// | anything else | `connection` | the exchange did not complete; worth a retry |
   static func curlCategory(of message: String) -> Code {
     let connectionPhrases = [
@@ -104,7 +107,8 @@ extension TransferError {
     }
     if mentions("timed out", "timeout") { return .timeout }
     if mentions(
-      "transfer closed", "chunk", "header", "reply", "encoding", "http", "writing", "too large")
+      "transfer closed", "chunk", "header", "reply", "encoding", "http", "writing", "too large",
+      "content-length", "response code")
     {
       return .protocol
     }

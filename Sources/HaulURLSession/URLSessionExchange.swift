@@ -187,6 +187,10 @@ final class URLSessionExchange: Sendable {
       return true
     }
     guard fresh else { return }
+    if let problem = head.framingProblem {
+      stop(.failed(problem))
+      return
+    }
     if (100..<200).contains(head.status) {
       // corelibs ends the head at the first blank line, so an interim response (103 Early
       // Hints, an unasked-for 100 Continue) passes for the final one and the real head is lost.

@@ -1,0 +1,74 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+/// A response whose framing cannot be trusted is `protocol` through every transport, each
+/// cause with the same code (RFC 9110 §8.6: such a message is invalid).
+enum MalformedFraming: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case differingValuesInOneField
+  case differingFields
+  case nonNumericLength
+  case negativeLength
+  case twentyDigitLength
+  case fourDigitStatus
+  case http09Answer
+
+  var testDescription: String { rawValue }
+
+  /// The fault server's options that produce this answer to a 10-byte body.
+  var options: [String: String] {
+    switch self {
+    case .differingValuesInOneField: ["lengths": "10, 12"]
+    case .differingFields: ["lengths": "10;12"]
+    case .nonNumericLength: ["lengths": "ten"]
+    case .negativeLength: ["lengths": "-10"]
+    case .twentyDigitLength: ["lengths": "99999999999999999999"]
+    case .fourDigitStatus: ["statusLine": "HTTP/1.1 2000 OK"]
+    case .http09Answer: ["http09": "1"]
+    }
+  }
+}
+
+extension TransportConformance {
+  @Test(
+    "a malformed Content-Length, status or HTTP version is a protocol error",
+    arguments: TransportKind.allCases, MalformedFraming.allCases)
+  func malformed_framing_is_protocol_error(_ kind: TransportKind, _ framing: MalformedFraming)
+    async throws
+  {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("framing.bin"))
+          let url = server.dataURL(
+            "framing-\(framing.rawValue)", size: 10, seed: 93, options: framing.options)
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .protocol, "\(String(describing: error))")
+        }
+      }
+    }
+  }
+
+  @Test(
+    "a Content-Length repeated with the same value is accepted",
+    arguments: TransportKind.allCases, ["10, 10", "10;10"])
+  func repeated_equal_content_length_is_accepted(_ kind: TransportKind, _ lengths: String)
+    async throws
+  {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let path = scratch.file("same.bin")
+          let sink = try FileTestSink(path: path)
+          let url = server.dataURL("same", size: 10, seed: 94, options: ["lengths": lengths])
+          let response = try await transport.perform(.download(url), sink: sink)
+          #expect(response.head.status == 200)
+          #expect(contents(of: path) == TestContent.bytes(seed: 94, count: 10))
+        }
+      }
+    }
+  }
+}
