@@ -123,7 +123,10 @@ private struct FaultExchange {
     var length = size
     if !endless, options["ignoreRange"] != "1" {
       headers.append(("Accept-Ranges", "bytes"))
-      if let range = request.value(for: "Range"), rangeAllowed(etag: etag, date: lastModified) {
+      let honoursIfRange = options["ignoreIfRange"] != "1"
+      if let range = request.value(for: "Range"),
+        !honoursIfRange || rangeAllowed(etag: etag, date: lastModified)
+      {
         switch Self.parseRange(range, size: size) {
         case .none:
           break

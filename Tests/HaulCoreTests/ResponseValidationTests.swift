@@ -14,6 +14,8 @@ struct ResponseValidationTests {
     var plan: Plan
     /// The total the resume state recorded for the partial file.
     var knownTotal: Int64? = nil
+    /// The validator the request sent as `If-Range`.
+    var ifRange: String? = nil
     var testDescription: String { name }
   }
 
@@ -132,6 +134,37 @@ struct ResponseValidationTests {
       name: "200 without a length writes from zero, total unknown", status: 200, headers: [],
       requested: nil, expectedSize: 10, plan: .write(offset: 0, total: nil, restart: false)),
     Case(
+      name: "206 whose ETag differs from the If-Range sent starts over", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/10"), HTTPField("ETag", "\"v2\"")],
+      requested: ByteRange(start: 4), expectedSize: 10, plan: .restart, ifRange: "\"v1\""),
+    Case(
+      name: "206 whose ETag is the If-Range sent appends", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/10"), HTTPField("ETag", "\"v1\"")],
+      requested: ByteRange(start: 4), expectedSize: 10,
+      plan: .write(offset: 4, total: 10, restart: false), ifRange: "\"v1\""),
+    Case(
+      name: "206 whose Last-Modified differs from the date sent starts over", status: 206,
+      headers: [
+        HTTPField("Content-Range", "bytes 4-9/10"),
+        HTTPField("Last-Modified", "Tue, 02 Jan 2024 00:00:00 GMT"),
+      ],
+      requested: ByteRange(start: 4), expectedSize: nil, plan: .restart,
+      ifRange: "Mon, 01 Jan 2024 00:00:00 GMT"),
+    Case(
+      name: "206 resumed by date is not judged by its ETag", status: 206,
+      headers: [
+        HTTPField("Content-Range", "bytes 4-9/10"), HTTPField("ETag", "\"new\""),
+        HTTPField("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT"),
+      ],
+      requested: ByteRange(start: 4), expectedSize: nil,
+      plan: .write(offset: 4, total: 10, restart: false),
+      ifRange: "Mon, 01 Jan 2024 00:00:00 GMT"),
+    Case(
+      name: "206 without a validator appends", status: 206,
+      headers: [HTTPField("Content-Range", "bytes 4-9/10")], requested: ByteRange(start: 4),
+      expectedSize: nil, plan: .write(offset: 4, total: 10, restart: false),
+      ifRange: "\"v1\""),
+    Case(
       name: "404 is discarded", status: 404, headers: [], requested: nil, expectedSize: nil,
       plan: .discard),
     Case(
@@ -145,7 +178,7 @@ struct ResponseValidationTests {
     #expect(
       ResponseValidation.plan(
         for: head, requested: example.requested, expectedSize: example.expectedSize,
-        knownTotal: example.knownTotal) == example.plan)
+        knownTotal: example.knownTotal, ifRange: example.ifRange) == example.plan)
   }
 
   @Test func weak_etags_are_never_used_as_validators() {

@@ -102,7 +102,8 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     try flush()
     let plan = ResponseValidation.plan(
       for: head, requested: requested, expectedSize: expectedSize,
-      knownTotal: requested == nil ? nil : stateTemplate.total)
+      knownTotal: requested == nil ? nil : stateTemplate.total,
+      ifRange: requested == nil ? nil : stateTemplate.validator)
     self.plan = plan
     switch plan {
     case .write(let offset, let total, let restart):

@@ -22,10 +22,12 @@ public enum ResponseValidation {
   /// The plan for `head`, the answer to a request for `requested` (nil: the whole resource),
   /// where the manifest expects `expectedSize` bytes (if given) and the partial file was
   /// saved as a prefix of a resource of `knownTotal` bytes (if known): a range answer whose
-  /// total differs belongs to another version, and the download starts over.
+  /// total differs belongs to another version, and the download starts over. So does a 206
+  /// whose validator contradicts `ifRange`, the one the request sent: a server that ignores
+  /// `If-Range` (h2o 2.2 was seen doing so) would otherwise splice two versions.
   public static func plan(
     for head: ResponseHead, requested: ByteRange?, expectedSize: Int64?,
-    knownTotal: Int64? = nil
+    knownTotal: Int64? = nil, ifRange: String? = nil
   ) -> Plan {
     if head.status == 416, let requested {
       guard let total = ContentRange.unsatisfiedTotal(head.value(for: "Content-Range")) else {
@@ -52,6 +54,7 @@ public enum ResponseValidation {
     guard let requested else {
       return .fail(TransferError(.protocol, "206 answer to a request without Range"))
     }
+    if let ifRange, Validator.contradicts(head, sent: ifRange) { return .restart }
     guard let range = ContentRange(head.value(for: "Content-Range")) else {
       return .fail(TransferError(.protocol, "206 answer without a valid Content-Range"))
     }
@@ -131,5 +134,16 @@ public enum Validator {
       return modified
     }
     return nil
+  }
+
+  /// Whether `head` names another version than `sent`, the validator of an `If-Range`: an
+  /// ETag (`"..."`) is compared with the head's `ETag`, a date with its `Last-Modified`, each
+  /// exactly, as `If-Range` itself compares (RFC 9110 §13.1.5). A head without that field
+  /// contradicts nothing: many servers leave validators out of a 206.
+  public static func contradicts(_ head: ResponseHead, sent: String) -> Bool {
+    let sent = sent.trimmingASCIIWhitespace()
+    let name = sent.hasPrefix("\"") ? "ETag" : "Last-Modified"
+    guard let value = head.value(for: name)?.trimmingASCIIWhitespace() else { return false }
+    return value != sent
   }
 }

@@ -103,31 +103,38 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
   private let requested: ByteRange
   private let total: Int64
   private let counter: ProgressCounter
+  /// The validator the segment's request sent as `If-Range`.
+  private let ifRange: String?
   private(set) var plan: ResponseValidation.Plan?
   private(set) var offset: Int64
 
   init(
     file: SegmentedFile, index: Int, requested: ByteRange, total: Int64,
-    counter: ProgressCounter
+    counter: ProgressCounter, ifRange: String? = nil
   ) {
     self.file = file
     self.index = index
     self.requested = requested
     self.total = total
     self.counter = counter
+    self.ifRange = ifRange
     self.offset = requested.start
   }
 
-  /// Internal marker: the server sent the whole resource (it changed, or it stopped
-  /// honouring ranges); the segmented download starts over.
+  /// Internal marker: the server sent the whole resource or a range of another version (it
+  /// changed, or it stopped honouring ranges or `If-Range`); the segmented download starts
+  /// over.
   static let restartCode = TransferError.Code(rawValue: "restart")
 
   func receive(head: ResponseHead) throws(TransferError) -> Bool {
-    let plan = ResponseValidation.plan(for: head, requested: requested, expectedSize: total)
+    let plan = ResponseValidation.plan(
+      for: head, requested: requested, expectedSize: total, ifRange: ifRange)
     self.plan = plan
     switch plan {
     case .write(_, _, let restart) where restart:
       throw TransferError(Self.restartCode, "the server sent the whole file to a range request")
+    case .restart where head.status == 206:
+      throw TransferError(Self.restartCode, "the server sent a range of another version")
     case .write(let offset, _, _):
       self.offset = offset
       return true

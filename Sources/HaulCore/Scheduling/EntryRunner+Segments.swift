@@ -169,7 +169,8 @@ extension EntryRunner {
           request.range = ByteRange(start: segment.next, end: segment.end)
           request.ifRange = validator
           let sink = SegmentSink(
-            file: file, index: index, requested: request.range!, total: total, counter: counter)
+            file: file, index: index, requested: request.range!, total: total, counter: counter,
+            ifRange: validator)
           let failure: Failure?
           do throws(TransferError) {
             let response = try await send(request, for: entry, sink: sink)
