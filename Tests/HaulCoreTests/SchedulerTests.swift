@@ -342,7 +342,8 @@ final class SchedulerTests {
       if case .finished(let outcome) = event { outcomes.append(outcome) }
     }
     #expect(outcomes.count == 6)
-    #expect(outcomes.allSatisfy { $0.status == .ok && $0.attempts == 1 })
+    // The re-sent request is the second attempt; with no retry allowed it still runs.
+    #expect(outcomes.allSatisfy { $0.status == .ok && $0.attempts == 2 })
     let runs = try String(contentsOfFile: counter, encoding: .utf8)
     #expect(runs.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
   }
@@ -358,7 +359,7 @@ final class SchedulerTests {
       if case .finished(let value) = event { outcome = value }
     }
     #expect(outcome?.error?.code == .http(401))
-    #expect(outcome?.attempts == 1)
+    #expect(outcome?.attempts == 2)
     #expect(transport.requests.count == 2)
   }
 }

@@ -24,14 +24,16 @@ extension EntryRunner {
   /// Downloads `entry` from `url` in segments. Called holding one slot for `url`'s host,
   /// which it gives back while segments take their own and takes again before returning.
   /// Returns `nil` when the file cannot be split (unknown size, too small, no range support,
-  /// no validator): the caller then fetches it as one stream.
+  /// no validator): the caller then fetches it as one stream. `job` counts a probe re-sent
+  /// after a 401 as an attempt (the segments after it carry the refreshed credential).
   func downloadSegmented(
-    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter
+    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
+    job: EntryJob? = nil
   ) async -> Result<Success, Failure>? {
     var fresh = false
     while true {
       let result = await segmentedOnce(
-        entry, from: url, into: local, counter: counter, fresh: fresh)
+        entry, from: url, into: local, counter: counter, fresh: fresh, job: job)
       if case .failure(let failure) = result, failure.error.code == SegmentSink.restartCode {
         local.discardPartial()
         if fresh {
@@ -46,7 +48,7 @@ extension EntryRunner {
 
   private func segmentedOnce(
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
-    fresh: Bool
+    fresh: Bool, job: EntryJob?
   ) async -> Result<Success, Failure>? {
     var state = ResumeState(
       url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
@@ -60,7 +62,7 @@ extension EntryRunner {
       if !options.serverDigests { state.server = nil }
       resuming = true
     } else {
-      switch await probe(entry, url) {
+      switch await probe(entry, url, job: job) {
       case .none: return nil
       case .failure(let failure)?: return .failure(failure)
       case .success(let head)?:
@@ -130,12 +132,14 @@ extension EntryRunner {
   }
 
   /// Asks for byte 0 to learn the size and validator; `nil` when the server ignores ranges.
-  private func probe(_ entry: ManifestEntry, _ url: URL) async -> Result<ResponseHead, Failure>? {
+  private func probe(_ entry: ManifestEntry, _ url: URL, job: EntryJob?) async
+    -> Result<ResponseHead, Failure>?
+  {
     var request = request(entry, url)
     request.range = ByteRange(start: 0, end: 0)
     let sink = ProbeSink()
     do throws(TransferError) {
-      let response = try await send(request, for: entry, sink: sink)
+      let response = try await send(request, for: entry, sink: sink, job: job)
       guard response.head.status == 206 else { return .failure(Self.httpFailure(response.head)) }
       return .success(response.head)
     } catch  where error.code == ProbeSink.wholeBodyCode {

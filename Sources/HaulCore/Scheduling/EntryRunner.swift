@@ -370,10 +370,13 @@ final class EntryRunner: Sendable {
   }
 
   /// Sends `request` (adapted by the interceptor, redirects followed); a 401 is sent once
-  /// more when the interceptor refreshed its credential, without using up a retry.
-  func send(_ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink)
-    async throws(TransferError) -> TransferResponse
-  {
+  /// more when the interceptor refreshed its credential, without using up a retry. The
+  /// re-sent request is an attempt of `job` all the same (SPEC: "an attempt is one try to
+  /// move the entry's bytes"): it is counted and announced with a `retry` event.
+  func send(
+    _ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink,
+    job: EntryJob? = nil
+  ) async throws(TransferError) -> TransferResponse {
     guard let interceptor = options.interceptor else {
       return try await Exchange.perform(request, on: transport, sink: sink)
     }
@@ -382,6 +385,10 @@ final class EntryRunner: Sendable {
     let response = try await Exchange.perform(adapted, on: transport, sink: sink)
     guard response.head.status == 401, try await interceptor.retry(after: adapted, for: entry)
     else { return response }
+    if let job {
+      events(.retry(job.info, attempt: job.attempts + 1, code: .http(401), delay: 0))
+      job.attempts += 1
+    }
     adapted = request
     try await interceptor.adapt(&adapted, for: entry)
     return try await Exchange.perform(adapted, on: transport, sink: sink)
@@ -396,7 +403,8 @@ final class EntryRunner: Sendable {
   {
     let entry = job.entry
     if maySegment(entry),
-      let result = await downloadSegmented(entry, from: url, into: local, counter: job.counter)
+      let result = await downloadSegmented(
+        entry, from: url, into: local, counter: job.counter, job: job)
     {
       return result
     }
@@ -421,7 +429,8 @@ final class EntryRunner: Sendable {
       defer { attempt.end() }
       let response: Result<TransferResponse, TransferError>
       do throws(TransferError) {
-        response = .success(try await send(attempt.request, for: entry, sink: attempt.sink))
+        response = .success(
+          try await send(attempt.request, for: entry, sink: attempt.sink, job: job))
       } catch {
         response = .failure(error)
       }
@@ -450,7 +459,8 @@ final class EntryRunner: Sendable {
       return .failure(failure)
     case .success((let request, let sink)):
       do throws(TransferError) {
-        return UploadAttempt.judge(.success(try await send(request, for: entry, sink: sink)))
+        return UploadAttempt.judge(
+          .success(try await send(request, for: entry, sink: sink, job: job)))
       } catch {
         return UploadAttempt.judge(.failure(error))
       }
