@@ -31,6 +31,16 @@ import Testing
     #expect(ManifestFixture.validationError(bad)?.line == 2)
   }
 
+  /// A carriage return is JSON white space, so a line that starts with one (a stray CR of a
+  /// CRLF file edited elsewhere) is an object line like any other.
+  @Test func readsALineThatStartsWithACarriageReturn() throws {
+    let fixture = ManifestFixture()
+    let text = "\r{\"url\":\"http://h/a\"}\n\r\t http://h/b\n\r\n\r# note\n"
+    let manifest = fixture.manifest(bytes: Array(text.utf8))
+    #expect(try manifest.validate().entries == 2)
+    #expect(Array(manifest.entries()).map(\.path) == ["a", "b"])
+  }
+
   @Test func lastLineMayLackItsNewline() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(bytes: Array("http://h/a\n{\"url\":\"http://h/b\"}".utf8))

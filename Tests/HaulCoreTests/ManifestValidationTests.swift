@@ -155,6 +155,16 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     .third("password never quoted", #"{"url":"ftp://user:secret@h/a"}"#, "unsupported scheme"),
     .third("bare ftp line", "ftp://h/a", #"unsupported scheme "ftp""#),
     .third("bare url without host", "http:///a", "has no host"),
+    .third("port above 65535", #"{"url":"http://h:65536/a"}"#, #""url" has port 65536"#, "1 to 65535"),
+    .third("port 0", #"{"url":"http://127.0.0.1:0/a"}"#, #""url" has port 0 outside"#),
+    .third(
+      "port of 20 digits", #"{"url":"http://u:p@h:99999999999999999999/a"}"#,
+      #""url" has port 99999999999999999999 outside"#),
+    .third(
+      "port above 65535 in a mirror", #"{"url":"http://h/a","mirrors":["https://m:70000/a"]}"#,
+      #""mirrors" item 1 has port 70000"#),
+    .third("port above 65535 on a bare line", "http://h:65536/a", "URL has port 65536"),
+    .third("port above 65535 after an IPv6 literal", "http://[::1]:65536/a", "has port 65536"),
     .third("port without host", #"{"url":"http://:80/a"}"#, #""url" has no host"#),
     .third("user info without host", #"{"url":"http://user@/a"}"#, #""url" has no host"#),
   ]

@@ -60,8 +60,10 @@ enum ManifestLineParser {
       url: fields.operation == .upload ? try url(of: fields) : fields.url)
   }
 
-  /// The line without the spaces and tabs around it, or `nil` for a blank or comment line;
-  /// throws when the line is not well-formed UTF-8.
+  /// The line without the JSON white space around it (spaces, tabs and carriage returns: a
+  /// line cannot hold a line feed), or `nil` for a blank or comment line; throws when the
+  /// line is not well-formed UTF-8. A carriage return is set aside too, as JSON allows:
+  /// `\r{"url": ...}` is an object line, not "a JSON object, not an object".
   private static func content(of bytes: UnsafeBufferPointer<UInt8>) throws(ManifestLineError)
     -> UnsafeBufferPointer<UInt8>?
   {
@@ -70,10 +72,15 @@ enum ManifestLineParser {
     }
     var start = 0
     var end = bytes.count
-    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
     guard start < end, bytes[start] != UInt8(ascii: "#") else { return nil }
     return UnsafeBufferPointer(rebasing: bytes[start..<end])
+  }
+
+  /// Whether `byte` is JSON white space other than a line feed: space, tab, carriage return.
+  private static func isSpace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0D
   }
 
   /// The URL and default path of a line that is not a JSON object (`content`, also as

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The rules for a manifest URL (`url`, each of `mirrors`, a bare URL line): scheme `http` or
-/// `https` (any case, made lower case), a host, no control characters; parsed by Foundation's
-/// `URL(string:)`. With `--s3`, also `s3://BUCKET/KEY`, mapped to the endpoint's URL.
+/// `https` (any case, made lower case), a host, a port (when one is written) from 1 to 65535,
+/// no control characters; parsed by Foundation's `URL(string:)`. With `--s3`, also
+/// `s3://BUCKET/KEY`, mapped to the endpoint's URL.
 enum ManifestURL {
   /// The URL in `string`, or why it is not allowed. `field` names it in the reason
   /// (`"url"`, `"mirrors" item 2`); the URL itself is never quoted (it may hold a password).
@@ -42,6 +43,12 @@ enum ManifestURL {
         return .failure(.init("\(field) has no host"))
       }
     }
+    if let port = writtenPort(canonical), !port.allSatisfy(\.isASCII) || !isPort(port) {
+      // A port outside TCP's range would fail every attempt (as `protocol`) and be retried.
+      // Only digits are quoted: whatever else stands there is not shown.
+      let shown = port.allSatisfy { $0.isASCII && $0.isNumber } ? " \(port.prefix(20))" : ""
+      return .failure(.init("\(field) has port\(shown) outside 1 to 65535"))
+    }
     return .success(url)
   }
 
@@ -59,12 +66,37 @@ enum ManifestURL {
     return mapped.mapError { ManifestLineError("\(field) \($0.reason)") }
   }
 
+  /// Whether `text` is a decimal port from 1 to 65535.
+  private static func isPort(_ text: Substring) -> Bool {
+    guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(text)
+    else { return false }
+    return (1...65535).contains(port)
+  }
+
+  /// The port written in `string`'s authority, as written, or `nil` when none is (no `:`, or
+  /// `:` with nothing after it, which means the default port).
+  static func writtenPort(_ string: String) -> Substring? {
+    guard let start = string.range(of: "://")?.upperBound else { return nil }
+    let authority = string[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    // User info ends at the last `@`; an IPv6 literal ends at `]`.
+    var hostAndPort =
+      authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+    if hostAndPort.first == "[" {
+      guard let close = hostAndPort.firstIndex(of: "]") else { return nil }
+      hostAndPort = hostAndPort[hostAndPort.index(after: close)...]
+    }
+    guard let colon = hostAndPort.firstIndex(of: ":") else { return nil }
+    let digits = hostAndPort[hostAndPort.index(after: colon)...]
+    return digits.isEmpty ? nil : digits
+  }
+
   /// Whether `string` is a URL of the plainest kind, which `parse` is sure to accept: `http`
   /// or `https` in lower case, `://`, a host of letters, digits, `.` and `-` that starts
-  /// with a letter or digit, an optional port of at most five digits (up to 65535), then
+  /// with a letter or digit, an optional port of at most five digits (1 to 65535), then
   /// nothing or a path and query of RFC 3986 characters (`%` followed by two hex digits),
-  /// with no fragment. Such a string is a valid RFC 3986 URI with a non-empty host and
-  /// nothing to percent-encode, so validation can check it without building a `URL`.
+  /// with no fragment. Such a string is a valid RFC 3986 URI with a non-empty host, a port
+  /// (if any) from 1 to 65535 and nothing to percent-encode, so validation can check it
+  /// without building a `URL`.
   static func isPlain(_ string: String) -> Bool {
     var contiguous = string  // shares `string`'s storage: native strings are contiguous UTF-8
     return contiguous.withUTF8 { bytes in
@@ -93,7 +125,7 @@ enum ManifestURL {
           port = port * 10 + Int(bytes[index] - UInt8(ascii: "0"))
           index += 1
         }
-        guard index > portStart, port <= 65535 else { return false }
+        guard index > portStart, port >= 1, port <= 65535 else { return false }
       }
       guard
         index == bytes.count || bytes[index] == UInt8(ascii: "/")
