@@ -32,6 +32,12 @@ import Synchronization
 public final class URLSessionTransport: Transport {
   public let name = "urlsession"
 
+  /// Whether this transport can reach a host written as an IPv6 literal (`http://[::1]/`):
+  /// it cannot, since corelibs fails such a URL with error -1000 (`badURL`), as a plain
+  /// `URLSession.shared` program does. Callers refuse such URLs before a run
+  /// (`Manifest.refusesIPv6Literals`).
+  public static let reachesIPv6Literals = false
+
   private let options: TransportOptions
   private let session: URLSession
   private let delegate: URLSessionTransportDelegate

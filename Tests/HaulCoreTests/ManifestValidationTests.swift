@@ -155,7 +155,8 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     .third("password never quoted", #"{"url":"ftp://user:secret@h/a"}"#, "unsupported scheme"),
     .third("bare ftp line", "ftp://h/a", #"unsupported scheme "ftp""#),
     .third("bare url without host", "http:///a", "has no host"),
-    .third("port above 65535", #"{"url":"http://h:65536/a"}"#, #""url" has port 65536"#, "1 to 65535"),
+    .third(
+      "port above 65535", #"{"url":"http://h:65536/a"}"#, #""url" has port 65536"#, "1 to 65535"),
     .third("port 0", #"{"url":"http://127.0.0.1:0/a"}"#, #""url" has port 0 outside"#),
     .third(
       "port of 20 digits", #"{"url":"http://u:p@h:99999999999999999999/a"}"#,
@@ -304,6 +305,19 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     }
     #expect(error.description.hasPrefix("m.jsonl:\(testCase.line): "))
     #expect(!error.reason.contains("secret"))
+  }
+
+  @Test func ipv6LiteralsAreRefusedOnlyWhenTheTransportCannotReachThem() throws {
+    let fixture = ManifestFixture()
+    let lines = [
+      "http://h/a", #"{"url":"http://h/b","mirrors":["http://h/m","http://[::1]:8080/b"]}"#,
+    ]
+    #expect(try fixture.manifest(lines: lines).validate().entries == 2)
+    var refusing = fixture.manifest(lines: lines)
+    refusing.refusesIPv6Literals = true
+    let error = try #require(ManifestFixture.validationError(refusing))
+    #expect(error.line == 2)
+    #expect(error.reason.hasPrefix(#""mirrors" item 2 has an IPv6 literal host"#), "\(error)")
   }
 
   @Test func headerValuesNeverAppearInReasons() throws {

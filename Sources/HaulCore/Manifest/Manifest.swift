@@ -38,16 +38,23 @@ public struct Manifest: Sendable {
   /// `--s3`: where `s3://BUCKET/KEY` URLs go; entries carry the endpoint's URL. `nil`
   /// refuses `s3://` URLs.
   public var s3: S3Endpoint?
+  /// Whether a URL whose host is an IPv6 literal (`http://[::1]:8080/`, also a mirror) is a
+  /// bad line: set for a transport that cannot reach one (URLSession on Linux fails it
+  /// with error -1000, a corelibs limit), so that the run stops before any transfer instead
+  /// of spending every retry on it.
+  public var refusesIPv6Literals: Bool
 
   public init(
     path: String, displayName: String, outputDirectory: String,
-    checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil
+    checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil,
+    refusesIPv6Literals: Bool = false
   ) {
     self.path = path
     self.displayName = displayName
     self.outputDirectory = outputDirectory
     self.checksums = checksums
     self.s3 = s3
+    self.refusesIPv6Literals = refusesIPv6Literals
   }
 
   /// Checks every line, in one streaming pass, before anything is transferred: the first bad
@@ -73,6 +80,9 @@ public struct Manifest: Sendable {
           throw self.error(line: number, error.reason)
         }
         guard let checked else { continue }
+        if refusesIPv6Literals, let problem = ipv6LiteralProblem(bytes, line: number) {
+          throw error(line: number, problem)
+        }
         if checked.operation == .upload, let problem = uploadFileProblem(checked.path) {
           throw error(line: number, problem)
         }
@@ -118,6 +128,21 @@ public struct Manifest: Sendable {
       guard let other = listed[algorithm], other != hex else { continue }
       let place = checksums.place(of: algorithm, for: path) ?? "a checksum file"
       return "\"\(algorithm)\" differs from the one at \(place)"
+    }
+    return nil
+  }
+
+  /// Why the line on `bytes` cannot run when `refusesIPv6Literals`: the first of its sources
+  /// whose host is an IPv6 literal. The line is parsed again in full, so that every source
+  /// is built (validation leaves plain ones unbuilt, and no plain URL has such a host); this
+  /// costs a second parse per line only with such a transport.
+  func ipv6LiteralProblem(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> String? {
+    guard let entry = try? ManifestLineParser.parse(bytes, line: line, s3: s3) else { return nil }
+    for (index, source) in entry.sources.enumerated()
+    where ManifestURL.hasIPv6LiteralHost(source) {
+      let field = index == 0 ? "\"url\"" : "\"mirrors\" item \(index)"
+      return "\(field) has an IPv6 literal host, which the URLSession transport cannot reach "
+        + "(a swift-corelibs-foundation limit); use --transport curl"
     }
     return nil
   }

@@ -66,6 +66,11 @@ enum ManifestURL {
     return mapped.mapError { ManifestLineError("\(field) \($0.reason)") }
   }
 
+  /// Whether `url`'s host is an IPv6 literal (`[::1]`), which only such a host's `:` shows.
+  static func hasIPv6LiteralHost(_ url: URL) -> Bool {
+    url.host(percentEncoded: true)?.contains(":") ?? false
+  }
+
   /// Whether `text` is a decimal port from 1 to 65535.
   private static func isPort(_ text: Substring) -> Bool {
     guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(text)

@@ -13,7 +13,8 @@ struct BenchCommand {
     let statistics: ManifestStatistics
     do throws(ManifestError) {
       input = try ManifestInput(argument: options.manifest)
-      statistics = try input.manifest(output: options.output).validate()
+      statistics = try input.manifest(output: options.output, transports: options.transports)
+        .validate()
     } catch {
       Console.error(error.description + "\n")
       return .usage

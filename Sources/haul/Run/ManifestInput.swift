@@ -42,12 +42,15 @@ final class ManifestInput {
   }
 
   /// The manifest for the library, with `output` as its output directory, the digests of
-  /// `checksums` applied to its downloads, and `s3` as where `s3://` URLs go (`--s3`).
-  func manifest(output: String, checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil)
-    -> Manifest
-  {
+  /// `checksums` applied to its downloads, `s3` as where `s3://` URLs go (`--s3`), and
+  /// `transports` those it will run through, whose limits it then refuses at validation.
+  func manifest(
+    output: String, checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil,
+    transports: [TransportChoice] = []
+  ) -> Manifest {
     Manifest(
-      path: path, displayName: displayName, outputDirectory: output, checksums: checksums, s3: s3)
+      path: path, displayName: displayName, outputDirectory: output, checksums: checksums, s3: s3,
+      refusesIPv6Literals: transports.contains(where: TransportFactory.refusesIPv6Literals))
   }
 
   private func copyStandardInput(to fd: Int32) throws(ManifestError) {

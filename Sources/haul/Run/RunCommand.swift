@@ -44,8 +44,10 @@ struct RunCommand {
     let whole: ManifestStatistics
     do throws(ManifestError) {
       input = try ManifestInput(argument: options.manifest)
-      whole = try input.manifest(output: options.output, checksums: checksums, s3: s3?.endpoint)
-        .validate()
+      whole = try input.manifest(
+        output: options.output, checksums: checksums, s3: s3?.endpoint,
+        transports: [options.transport]
+      ).validate()
     } catch {
       Console.error(error.description + "\n")
       return .usage

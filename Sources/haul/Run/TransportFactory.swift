@@ -10,4 +10,13 @@ enum TransportFactory {
     case .urlsession: URLSessionTransport(options: options)
     }
   }
+
+  /// Whether a manifest run through `choice` must refuse IPv6 literal hosts before any
+  /// transfer (`Manifest.refusesIPv6Literals`).
+  static func refusesIPv6Literals(_ choice: TransportChoice) -> Bool {
+    switch choice {
+    case .curl: false
+    case .urlsession: !URLSessionTransport.reachesIPv6Literals
+    }
+  }
 }
