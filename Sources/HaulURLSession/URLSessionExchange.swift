@@ -93,10 +93,13 @@ final class URLSessionExchange: Sendable {
     deliver(ResponseHead(response))
   }
 
-  /// A chunk of the body arrived.
-  func receive(data: Data) {
+  /// A chunk of the body arrived. Returns whether it was taken (handed to the sink): a
+  /// chunk of a stopped exchange, or of a body nobody wants, is dropped, and must not be
+  /// paced by `--max-rate` either (see `URLSessionTransportDelegate`).
+  @discardableResult
+  func receive(data: Data) -> Bool {
     let wanted = state.withLock { $0.stop == nil && $0.verdict == nil && $0.wantsBody }
-    guard wanted else { return }
+    guard wanted else { return false }
     var failure: TransferError?
     data.withUnsafeBytes { bytes in
       do throws(TransferError) {
@@ -107,19 +110,23 @@ final class URLSessionExchange: Sendable {
     }
     if let failure {
       stop(.failed(failure))
-      return
+      return false
     }
     state.withLock { $0.bodyBytes += Int64(data.count) }
+    return true
   }
 
-  /// Part of the request body went out; `total` counts every byte sent so far.
-  func receive(sent total: Int64) {
+  /// Part of the request body went out; `total` counts every byte sent so far. Returns
+  /// whether the exchange is still live (a stopped one is not paced).
+  @discardableResult
+  func receive(sent total: Int64) -> Bool {
     let live = state.withLock { state in
       guard state.stop == nil, state.verdict == nil else { return false }
       state.sentBytes = total
       return true
     }
     if live { sink.sent(totalBytes: total) }
+    return live
   }
 
   /// corelibs is about to answer a 401 with a credential challenge; haul declines it, and
@@ -165,7 +172,12 @@ final class URLSessionExchange: Sendable {
   /// or finished.
   ///
   /// `URLSessionTask.cancel()` waits for the session's work queue, which may itself be
-  /// waiting for the delegate queue (`BoundedOperationQueue`), so it runs on another queue.
+  /// waiting for the delegate queue (`BoundedOperationQueue`), so it runs elsewhere: on a
+  /// thread of its own, not the global dispatch pool. A busy work queue can keep that wait
+  /// going for seconds, and the global pool's few threads (about one per core) are also the
+  /// ones Swift's executor runs on: with four transfers cancelled at once under
+  /// `--max-rate`, the run's own tasks waited behind the blocked cancels past the 10 s exit
+  /// deadline. A stop is rare (one per failed or cancelled exchange), so a thread is cheap.
   @discardableResult
   private func stop(_ reason: Stop) -> Bool {
     let first = state.withLock { state in
@@ -175,7 +187,9 @@ final class URLSessionExchange: Sendable {
     }
     if first {
       let task = self.task
-      DispatchQueue.global().async { task.cancel() }
+      let canceller = Thread { task.cancel() }
+      canceller.name = "haul.urlsession.cancel"
+      canceller.start()
     }
     return first
   }

@@ -61,8 +61,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     completionHandler(.allow)
   }
 
+  /// Only chunks an exchange took are paced: after a stop (a cancel, a body past its size)
+  /// libcurl goes on reading until corelibs' cancel reaches the work queue, and that cancel
+  /// waits for the work queue, which waits for this queue. Pacing the dropped chunks held a
+  /// SIGINT under `--max-rate` to the whole 10 s exit deadline.
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    exchange(of: dataTask)?.receive(data: data)
+    guard exchange(of: dataTask)?.receive(data: data) == true else { return }
     rateLimiter?.pace(data.count)
   }
 
@@ -70,7 +74,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64
   ) {
-    exchange(of: task)?.receive(sent: totalBytesSent)
+    guard exchange(of: task)?.receive(sent: totalBytesSent) == true else { return }
     rateLimiter?.pace(Int(clamping: bytesSent))
   }
 

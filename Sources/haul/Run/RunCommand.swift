@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import HaulCore
 
@@ -99,7 +100,7 @@ struct RunCommand {
     await scheduler.run(entries) { event in shared.withLock { $0.consume(event) } }
     let consumer = shared.withLock { $0 }
     display.finish()
-    await transport.shutdown()
+    await Self.shutDown(transport, interrupted: signals.wasSignalled)
 
     let summary =
       consumer.summary
@@ -131,6 +132,41 @@ struct RunCommand {
     if summary.cancelled || signals.wasSignalled { return .interrupted }
     if summary.failed > 0 || !outputsWritten { return .failures }
     return .ok
+  }
+
+  /// After SIGINT/SIGTERM, the most seconds the transport's shutdown may take before the
+  /// outputs are written anyway.
+  static let interruptedShutdownSeconds = 1.5
+
+  /// Shuts `transport` down; after a signal, waits at most `interruptedShutdownSeconds`.
+  ///
+  /// Why a bound: URLSession's shutdown waits for every task to end, and corelibs' cancel
+  /// waits for its work queue, which a fast stream can keep busy for many seconds; under
+  /// `--max-rate` four transfers held the exit to the 10 s deadline, and the report was
+  /// never written. Every entry already has its outcome by then; what the transport still
+  /// holds ends with the process.
+  static func shutDown(_ transport: any Transport, interrupted: Bool) async {
+    guard interrupted else {
+      await transport.shutdown()
+      return
+    }
+    let done = Locked(false)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      @Sendable func finish() {
+        let first = done.withLock { finished in
+          defer { finished = true }
+          return !finished
+        }
+        if first { continuation.resume() }
+      }
+      Task {
+        await transport.shutdown()
+        finish()
+      }
+      DispatchQueue.global().asyncAfter(deadline: .now() + interruptedShutdownSeconds) {
+        finish()
+      }
+    }
   }
 }
 

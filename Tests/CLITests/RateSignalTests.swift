@@ -1,0 +1,61 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+/// SIGINT under `--max-rate`: exit 130 within a few seconds, with the report written, on
+/// both transports.
+@Suite("A signal under --max-rate, through the built binary")
+struct RateSignalTests {
+  let directory: TemporaryDirectory
+  let server: FaultServer
+
+  init() throws {
+    directory = try TemporaryDirectory(prefix: "haul-cli-rate-signal")
+    server = try FaultServer.started()
+  }
+
+  func cleanUp() {
+    server.stop()
+    directory.remove()
+  }
+
+  @Test(arguments: transports)
+  func sigint_under_max_rate_exits_within_a_few_seconds_writing_the_report(transport: String)
+    async throws
+  {
+    defer { cleanUp() }
+    let lines = try (0..<4).map { index in
+      try dataLine(
+        server, "capped\(index)", size: 200_000_000, seed: UInt64(30 + index),
+        declareDigest: false)
+    }
+    try writeManifest(lines, in: directory)
+    let running = try HaulBinary.start(
+      [
+        "run", "manifest.jsonl", "-o", "out", "--report", "report.json", "--transport", transport,
+        "--max-rate", "8M", "-q",
+      ], in: directory)
+    func partialBytes(_ index: Int) -> Int {
+      let path = directory.file("out/capped\(index).bin.haul-partial")
+      return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+    for _ in 0..<300 where !(0..<4).allSatisfy({ partialBytes($0) > 0 }) {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    // Let the cap settle in, so the delegate queue is paced when the signal comes.
+    try await Task.sleep(for: .seconds(2))
+    running.send(SIGINT)
+    let started = Date()
+    let result = try await running.finish(timeout: 30)
+    let elapsed = Date().timeIntervalSince(started)
+
+    #expect(result.status == 130, "\(result.stderr)")
+    #expect(elapsed < 5, "exit took \(elapsed) s")
+    let report = try jsonFile(directory.file("report.json"))
+    let transfers = try #require(report["transfers"] as? [[String: Any]])
+    #expect(transfers.count == 4)
+    #expect(
+      transfers.allSatisfy { ($0["error"] as? [String: Any])?["code"] as? String == "cancelled" })
+  }
+}
