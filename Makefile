@@ -16,7 +16,7 @@ PYTHON ?= python3
 PIP_PACKAGES := botocore 'moto[server]'
 PIP_IMPORTS := import botocore, moto.server
 
-.PHONY: all deps build release test demo bench install format lint clean
+.PHONY: all deps build release test interop demo bench install format lint clean
 
 # Where `make install` puts haul: $(DESTDIR)$(PREFIX)/bin, share/man/man1, and the bash and
 # zsh completion folders.
@@ -58,6 +58,11 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter 'HaulCoreTests|TransportConformanceTests'
 	$(SWIFT) test --skip-build --filter 'CLITests'
+
+# Against real servers that tests cannot start: lighttpd with h2 refusing uploads early
+# (apt-get install lighttpd lighttpd-mod-webdav).
+interop: build
+	./scripts/interop-early-refusal
 
 demo: release
 	./scripts/demo

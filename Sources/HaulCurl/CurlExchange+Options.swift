@@ -41,6 +41,7 @@ extension CurlExchange {
       check(setSharedOptions(easy, settings: settings))
     }
 
+    let method = request.method.uppercased()
     check(easy.set(CURLOPT_URL, request.url.absoluteString))
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
     check(easy.set(CURLOPT_HEADERDATA, pointer: context))
@@ -58,6 +59,14 @@ extension CurlExchange {
     // Only for https: plain http is always HTTP/1.1 here (no h2c), and there curl 7.88 would
     // queue each exchange behind a busy connection instead of opening another.
     check(easy.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" ? 1 : 0))
+    // Uploads go over HTTP/1.1. apache2 and lighttpd answer a PUT they refuse at once (409
+    // for a missing folder) and reset the HTTP/2 stream; libcurl 7.88 then drops that
+    // answer and fails with CURLE_HTTP2_STREAM (its command line too: status 000, exit 92),
+    // so a refusal became a retried `protocol` error. Over HTTP/1.1 the answer arrives. The
+    // cost, measured in docs/behaviour.md (HTTP/2), is one connection per parallel upload.
+    if request.body != nil || method == "PUT" || method == "POST" {
+      check(easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1))
+    }
 
     check(configureMethod(easy))
     guard result == CURLE_OK else { return result }
@@ -158,8 +167,12 @@ extension CurlExchange {
     }
     let method = request.method.uppercased()
     if request.body != nil || method == "PUT" || method == "POST" {
-      // Send the body at once instead of waiting for `100 Continue`.
-      lines.append("Expect:")
+      // A body waits for `100 Continue`, so that a server refusing the upload answers before
+      // the body goes out: lighttpd answered PUTs to a missing folder with 409 and closed the
+      // connection with the body unread, and the reset cost libcurl the answer (a retried
+      // `connection` error, for a 100 KB body as for a 64 MiB one). An empty body has
+      // nothing to wait for. libcurl sends the body anyway after 1 s without an answer.
+      lines.append((request.body?.length ?? 0) > 0 ? "Expect: 100-continue" : "Expect:")
       if method == "POST", request.headers.value(for: "Content-Type") == nil {
         // libcurl would call the file a form (`application/x-www-form-urlencoded`).
         lines.append("Content-Type: application/octet-stream")
