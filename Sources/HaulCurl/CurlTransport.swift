@@ -157,6 +157,7 @@ private let curlGlobalInitialization: CURLcode = curl_global_init(Int(CURL_GLOBA
 /// The loop thread's entry point; `argument` is a retained `CurlLoop`.
 private func curlLoopThreadMain(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
   guard let argument else { return nil }
+  WorkerThreadSignals.block()
   let loop = Unmanaged<CurlLoop>.fromOpaque(argument).takeRetainedValue()
   loop.run()
   return nil

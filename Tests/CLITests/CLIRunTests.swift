@@ -228,7 +228,7 @@ struct CLIRunTests {
     defer { cleanUp() }
     let lines = try (0..<3).map { index in
       try manifestLine([
-        "url": server.dataURL("big\(index)", size: 1_000_000, seed: 20, options: ["drip": "100000"])
+        "url": server.dataURL("big\(index)", size: 1_000_000, seed: 20, options: ["drip": "40000"])
           .absoluteString,
         "path": "big\(index).bin", "sha256": TestContent.sha256(seed: 20, count: 1_000_000),
       ])
@@ -239,12 +239,18 @@ struct CLIRunTests {
         "run", "manifest.jsonl", "-o", "out", "--report", "report.json", "--failed", "failed.txt",
         "--transport", transport,
       ], in: directory)
-    // Interrupt once every transfer has received bytes (haul handles signals by then). The
-    // bytes may still sit in the sink's write buffer: interrupted transfers write them out.
-    for _ in 0..<300 where server.requests(pathPrefix: "/data/big").count < 3 {
+    // Interrupt once every transfer has bytes on disk (haul handles signals by then; the
+    // sink writes a body 256 KiB at a time, so that takes about 7 s of this drip). The run
+    // lasts 25 s: with the whole CLI suite running, this polling task can be kept waiting
+    // for seconds.
+    func partialBytes(_ index: Int) -> Int {
+      let path = directory.file("out/big\(index).bin.haul-partial")
+      return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+    for _ in 0..<300 where !(0..<3).allSatisfy({ partialBytes($0) > 0 }) {
       try await Task.sleep(for: .milliseconds(50))
     }
-    try await Task.sleep(for: .milliseconds(500))
+    #expect(running.process.isRunning, "haul ended before the signal was sent")
     running.send(signal)
     let started = Date()
     let result = try await running.finish(timeout: 30)

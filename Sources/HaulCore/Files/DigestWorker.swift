@@ -126,6 +126,7 @@ final class DigestWorker: Sendable {
 /// The worker thread's entry point; `argument` is a retained `DigestWorker`.
 private func digestWorkerMain(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
   guard let argument else { return nil }
+  WorkerThreadSignals.block()
   Unmanaged<DigestWorker>.fromOpaque(argument).takeRetainedValue().run()
   return nil
 }
