@@ -140,7 +140,7 @@ extension EntryRunner {
     let sink = ProbeSink()
     do throws(TransferError) {
       let response = try await send(request, for: entry, sink: sink, job: job)
-      guard response.head.status == 206 else { return .failure(Self.httpFailure(response.head)) }
+      guard response.head.status == 206 else { return .failure(AttemptFailure.http(response.head)) }
       return .success(response.head)
     } catch  where error.code == ProbeSink.wholeBodyCode {
       return nil
@@ -186,7 +186,7 @@ extension EntryRunner {
                   error: TransferError(
                     .protocol, "a segment ended at \(sink.offset) of \(segment.end + 1)"))
             } else {
-              failure = Self.httpFailure(response.head)
+              failure = AttemptFailure.http(response.head)
             }
           } catch {
             failure = Failure(error: error)

@@ -154,11 +154,6 @@ final class EntryRunner: Sendable {
     if !carried.isEmpty { engine?.start(carried) }
   }
 
-  /// Starts what a change of the slots admitted.
-  func dispatchAdmitted(_ admitted: RunState.Admitted) {
-    dispatch(admitted.jobs)
-  }
-
   /// Runs `body` for `job` in a task the run can cancel.
   func spawn(_ job: EntryJob, _ body: @escaping @Sendable () async -> Void) {
     let id = job.id
@@ -185,7 +180,7 @@ final class EntryRunner: Sendable {
   func releaseSlot(
     host: Int, status: Int? = nil, retryAfter: Double? = nil, answered: Bool = false
   ) {
-    dispatchAdmitted(
+    dispatch(
       state.release(host: host, status: status, retryAfter: retryAfter, answered: answered))
   }
 
@@ -393,8 +388,6 @@ final class EntryRunner: Sendable {
     try await interceptor.adapt(&adapted, for: entry)
     return try await Exchange.perform(adapted, on: transport, sink: sink)
   }
-
-  static func httpFailure(_ head: ResponseHead) -> Failure { AttemptFailure.http(head) }
 
   // MARK: Download
 

@@ -127,8 +127,8 @@ final class RunState: Sendable {
   }
 
   /// Frees a slot to `host`, first noting how it answered (see `EntryRunner.releaseSlot`);
-  /// returns the entries that may start now and when a timer should look again.
-  func release(host: Int, status: Int?, retryAfter: Double?, answered: Bool) -> Admitted {
+  /// returns the entries that may start now.
+  func release(host: Int, status: Int?, retryAfter: Double?, answered: Bool) -> [EntryJob] {
     let now = self.now
     return admit {
       if answered || status != nil { $0.contacted.insert(host) }
@@ -141,7 +141,7 @@ final class RunState: Sendable {
   }
 
   /// Admits what time made room for (a hold ended, a limit grew).
-  func admitWaiting(after wake: Double) -> Admitted {
+  func admitWaiting(after wake: Double) -> [EntryJob] {
     let now = self.now
     return admit {
       if $0.wakeAt == wake { $0.wakeAt = nil }
@@ -156,24 +156,21 @@ final class RunState: Sendable {
 
   func markDown(host: String) { state.withLock { $0.admission.markDown(host: $0.id(of: host)) } }
 
-  func markUp(host: String) -> Admitted {
+  func markUp(host: String) -> [EntryJob] {
     let now = self.now
     return admit { $0.admission.markUp(host: $0.id(of: host), now: now) }
   }
 
-  /// Entries admitted by a change of the slots, for the caller to start.
-  struct Admitted {
+  /// Carries out `change`, which returns the tickets it admitted; resumes the admitted
+  /// waiters (after leaving the lock) and returns the admitted jobs for the caller to start.
+  private func admit(_ change: (inout State) -> [Int]) -> [EntryJob] {
     var jobs: [EntryJob] = []
-  }
-
-  private func admit(_ change: (inout State) -> [Int]) -> Admitted {
-    var result = Admitted()
     var waiters: [CheckedContinuation<Bool, Never>] = []
     let now = self.now
     state.withLock { state in
       for ticket in change(&state) {
         switch state.holders.removeValue(forKey: ticket) {
-        case .job(let job)?: result.jobs.append(job)
+        case .job(let job)?: jobs.append(job)
         case .waiter(let waiter)?: waiters.append(waiter)
         case nil: break
         }
@@ -181,7 +178,7 @@ final class RunState: Sendable {
       scheduleWake(&state, now: now)
     }
     for waiter in waiters { waiter.resume(returning: true) }
-    return result
+    return jobs
   }
 
   /// Makes sure a timer looks again when a hold on a host expires or a limit grows, while
@@ -194,7 +191,7 @@ final class RunState: Sendable {
     Task { [self] in
       try? await Task.sleep(for: .seconds(max(0, at - self.now) + 0.001))
       let admitted = admitWaiting(after: at)
-      dispatcher.withLock { $0 }?(admitted.jobs)
+      dispatcher.withLock { $0 }?(admitted)
     }
   }
 

@@ -236,7 +236,7 @@ public actor Scheduler {
       delay = min(delay * 2, 30)
     }
     let waiters = outages.removeValue(forKey: host) ?? []
-    runner.dispatchAdmitted(runner.state.markUp(host: host))
+    runner.dispatch(runner.state.markUp(host: host))
     // Only a host that came back after a wait excuses the failed attempts; past the outage
     // limit (or on cancel) they count, so retries are spent and the run ends.
     let excused = waited && reachable && !cancelled

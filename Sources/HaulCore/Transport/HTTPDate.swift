@@ -10,9 +10,9 @@ public enum HTTPDate {
 
   /// The date `text` holds, or `nil` when it is not an HTTP date.
   ///
-  /// The IMF-fixdate every current server sends is read straight from its bytes: a
-  /// `DateFormatter` (ICU) costs more than the rest of a small file's download, and every
-  /// download reads its `Last-Modified`. The obsolete forms go through a formatter.
+  /// The IMF-fixdate every current server sends is read straight from its bytes, so the
+  /// `Last-Modified` every download reads builds no `DateFormatter` (ICU); the obsolete forms
+  /// go through a formatter.
   public static func parse(_ text: String) -> Date? {
     if let seconds = fixdateSeconds(text) { return Date(timeIntervalSince1970: Double(seconds)) }
     let formatter = DateFormatter()
