@@ -172,6 +172,8 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
       plainCount += 1
       let url = try parsed.get()
       #expect(url.absoluteString == text)
+      // Validation names a bare plain URL's file from this path, without building the URL.
+      #expect(ManifestURL.pathOfPlain(text) == url.path(percentEncoded: true), "\(text)")
     }
     #expect(plainCount > 1500)
     for text in ["http://h#f", "http://h x/", "http://[::1]/", "http://u@h/", "http://h:/"] {

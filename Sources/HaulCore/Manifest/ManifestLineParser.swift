@@ -48,8 +48,14 @@ enum ManifestLineParser {
   {
     guard let content = try content(of: bytes) else { return nil }
     guard content[0] == UInt8(ascii: "{") else {
-      let (url, path) = try parseBareURL(
-        content, text: String(decoding: content, as: UTF8.self), s3: s3)
+      let text = String(decoding: content, as: UTF8.self)
+      if ManifestURL.isPlain(text) {
+        let path = try ManifestPath.defaultName(
+          percentEncodedPath: ManifestURL.pathOfPlain(text)
+        ).get()
+        return ManifestLineCheck(line: line, operation: .download, path: path, url: nil)
+      }
+      let (url, path) = try parseBareURL(content, text: text, s3: s3)
       return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
     }
     let fields = try ManifestObjectScanner.scan(content, buildsURLs: false, s3: s3)

@@ -43,10 +43,11 @@ enum ManifestURL {
         return .failure(.init("\(field) has no host"))
       }
     }
-    if let port = writtenPort(canonical), !port.allSatisfy(\.isASCII) || !isPort(port) {
+    if let port = writtenPort(canonical), !isPort(port) {
       // A port outside TCP's range would fail every attempt (as `protocol`) and be retried.
       // Only digits are quoted: whatever else stands there is not shown.
-      let shown = port.allSatisfy { $0.isASCII && $0.isNumber } ? " \(port.prefix(20))" : ""
+      let shown =
+        port.allSatisfy(isDigit) ? " \(String(decoding: port.prefix(20), as: UTF8.self))" : ""
       return .failure(.init("\(field) has port\(shown) outside 1 to 65535"))
     }
     return .success(url)
@@ -71,28 +72,54 @@ enum ManifestURL {
     url.host(percentEncoded: true)?.contains(":") ?? false
   }
 
-  /// Whether `text` is a decimal port from 1 to 65535.
-  private static func isPort(_ text: Substring) -> Bool {
-    guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(text)
-    else { return false }
+  /// Whether `digits` is a decimal port from 1 to 65535.
+  private static func isPort(_ digits: [UInt8]) -> Bool {
+    guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy(isDigit) else { return false }
+    let port = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     return (1...65535).contains(port)
   }
 
-  /// The port written in `string`'s authority, as written, or `nil` when none is (no `:`, or
-  /// `:` with nothing after it, which means the default port).
-  static func writtenPort(_ string: String) -> Substring? {
-    guard let start = string.range(of: "://")?.upperBound else { return nil }
-    let authority = string[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-    // User info ends at the last `@`; an IPv6 literal ends at `]`.
-    var hostAndPort =
-      authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
-    if hostAndPort.first == "[" {
-      guard let close = hostAndPort.firstIndex(of: "]") else { return nil }
-      hostAndPort = hostAndPort[hostAndPort.index(after: close)...]
+  /// The bytes of the port written in `string`'s authority, as written, or `nil` when none
+  /// is (no `:`, or `:` with nothing after it, which means the default port). Read as bytes:
+  /// every delimiter is ASCII, and this runs for every URL of a manifest.
+  static func writtenPort(_ string: String) -> [UInt8]? {
+    var string = string
+    return string.withUTF8 { bytes -> [UInt8]? in
+      guard let separator = firstIndex(of: "://", in: bytes) else { return nil }
+      let start = separator + 3
+      var end = start
+      while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
+        bytes[end] != UInt8(ascii: "#")
+      {
+        end += 1
+      }
+      // User info ends at the last `@`; an IPv6 literal ends at `]`.
+      var host = start
+      for index in start..<end where bytes[index] == UInt8(ascii: "@") { host = index + 1 }
+      if host < end, bytes[host] == UInt8(ascii: "[") {
+        guard let close = (host..<end).first(where: { bytes[$0] == UInt8(ascii: "]") }) else {
+          return nil
+        }
+        host = close + 1
+      }
+      guard let colon = (host..<end).first(where: { bytes[$0] == UInt8(ascii: ":") }),
+        colon + 1 < end
+      else { return nil }
+      return Array(bytes[(colon + 1)..<end])
     }
-    guard let colon = hostAndPort.firstIndex(of: ":") else { return nil }
-    let digits = hostAndPort[hostAndPort.index(after: colon)...]
-    return digits.isEmpty ? nil : digits
+  }
+
+  /// The offset of the first occurrence of the ASCII `needle` in `bytes`.
+  private static func firstIndex(of needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>)
+    -> Int?
+  {
+    let count = needle.utf8CodeUnitCount
+    guard bytes.count >= count else { return nil }
+    return needle.withUTF8Buffer { needle in
+      (0...(bytes.count - count)).first { offset in
+        (0..<count).allSatisfy { bytes[offset + $0] == needle[$0] }
+      }
+    }
   }
 
   /// Whether `string` is a URL of the plainest kind, which `parse` is sure to accept: `http`
@@ -150,6 +177,23 @@ enum ManifestURL {
       }
       return true
     }
+  }
+
+  /// The percent-encoded path of a URL that `isPlain` accepts, as `URL.path(percentEncoded:)`
+  /// gives it: from the first `/` after the authority up to the query, empty when there is
+  /// none.
+  static func pathOfPlain(_ string: String) -> String {
+    let utf8 = string.utf8
+    guard let separator = string.utf8.firstIndex(of: UInt8(ascii: ":")) else { return "" }
+    let authority = utf8.index(separator, offsetBy: 3)
+    guard
+      let start = utf8[authority...].firstIndex(where: {
+        $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
+      }),
+      utf8[start] == UInt8(ascii: "/")
+    else { return "" }
+    let end = utf8[start...].firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
+    return String(string[start..<end])
   }
 
   /// The length of the scheme before the first `:` in `bytes`

@@ -46,9 +46,11 @@ public enum HTTPDate {
         }
         return value
       }
-      let month = (0..<12).first { index in
-        let name = Array(monthNames[index].utf8)
-        return bytes[8] == name[0] && bytes[9] == name[1] && bytes[10] == name[2]
+      let month = monthNames.withUTF8Buffer { names in
+        (0..<12).first { index in
+          bytes[8] == names[3 * index] && bytes[9] == names[3 * index + 1]
+            && bytes[10] == names[3 * index + 2]
+        }
       }
       guard let month, let day = number(5, 2), let year = number(12, 4),
         let hour = number(17, 2), let minute = number(20, 2), let second = number(23, 2),
@@ -59,9 +61,8 @@ public enum HTTPDate {
     }
   }
 
-  private static let monthNames = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-  ]
+  /// The months' names as the fixdate writes them, three bytes each.
+  private static let monthNames: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
 
   /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's
   /// `days_from_civil`).

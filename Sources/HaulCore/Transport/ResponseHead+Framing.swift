@@ -17,7 +17,7 @@ extension ResponseHead {
       return TransferError(.protocol, "the response status \(status) is not an HTTP status")
     }
     var length: Int64?
-    for field in headers where field.name.lowercased() == "content-length" {
+    for field in headers where field.hasName("content-length") {
       for item in field.value.split(separator: ",", omittingEmptySubsequences: false) {
         let text = String(item).trimmingASCIIWhitespace()
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
