@@ -13,7 +13,9 @@
 /// renaming at once spent a fifth of a 5,000-file run on a disk in `rwsem_spin_on_owner`
 /// (measured with `perf`), where a single-threaded client such as `curl --parallel` spends
 /// none. Waiting here sleeps instead (a pthread mutex, not a spinning one); the kernel's
-/// own work per file is unchanged.
+/// own work per file is unchanged. On tmpfs adding a name is quick, and with two engine
+/// loops the sleeps and wake-ups of taking turns cost more than the spinning they avoid
+/// (7,158 `futex` calls for 5,000 files instead of 692), so there nothing takes turns.
 enum DirectoryEntryLock {
   /// `nonisolated(unsafe)`: the pointer never changes after its one initialization, and
   /// what it points to is the lock itself, used only through `pthread_mutex_*`.
@@ -23,8 +25,10 @@ enum DirectoryEntryLock {
     return mutex
   }()
 
-  /// Runs `body` while holding the lock.
-  static func withLock<Result>(_ body: () -> Result) -> Result {
+  /// Runs `body` while holding the lock when `taking` (the folder's file system is one
+  /// where adding a name is slow), else at once.
+  static func withLock<Result>(taking: Bool, _ body: () -> Result) -> Result {
+    guard taking else { return body() }
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return body()

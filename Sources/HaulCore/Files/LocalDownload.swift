@@ -127,7 +127,7 @@ public final class LocalDownload: @unchecked Sendable {
   /// `truncate`. Refuses a symlink or anything but a regular file in its place.
   public func openPartial(truncate: Bool) throws(TransferError) -> Int32 {
     let flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0)
-    let (fd, code) = DirectoryEntryLock.withLock {
+    let (fd, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
       let fd = openat(parent, partialName, flags, 0o666)
       return (fd, errno)
     }
@@ -149,7 +149,7 @@ public final class LocalDownload: @unchecked Sendable {
   /// regular file.
   public func openOrCreatePartial() throws(TransferError) -> (fd: Int32, existing: Int64) {
     let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-    let (created, code) = DirectoryEntryLock.withLock {
+    let (created, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
       let fd = openat(parent, partialName, flags, 0o666)
       return (fd, errno)
     }
@@ -172,7 +172,7 @@ public final class LocalDownload: @unchecked Sendable {
     try applyRemoteTime(fd)
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
     try stateFile.withLock { file throws(TransferError) in
-      let (renamed, code) = DirectoryEntryLock.withLock {
+      let (renamed, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
         (renameat(parent, partialName, parent, leaf), errno)
       }
       guard renamed == 0 else { throw FileErrors.error(code, "cannot move \(path) into place") }

@@ -16,6 +16,10 @@ public final class OutputDirectory: Sendable {
   public let path: String
   /// The root's descriptor; `parent(of:create:sharingRoot:)` may hand it out, unduplicated.
   let descriptor: Int32
+  /// Whether names are added to folders here one at a time (see `DirectoryEntryLock`): on
+  /// every file system but tmpfs and ramfs, where adding a name is quick and taking turns
+  /// would cost more (a sleep and a wake-up per file when two loops meet) than it saves.
+  let takesTurnsAddingNames: Bool
 
   /// Opens (creating if needed) the output directory.
   public init(path: String) throws(TransferError) {
@@ -26,6 +30,8 @@ public final class OutputDirectory: Sendable {
     guard fd >= 0 else { throw FileErrors.error(errno, "cannot open output directory \(path)") }
     self.path = path
     self.descriptor = fd
+    let type = FileSystemType.of(fd)
+    takesTurnsAddingNames = type != "tmpfs" && type != "ramfs"
   }
 
   deinit { close(descriptor) }

@@ -79,7 +79,6 @@ final class EntryRunner: Sendable {
   /// Checks `entry` against the disk before it waits for a slot: a download already
   /// complete is skipped here, so skipping never waits behind transfers.
   func admission(for entry: ManifestEntry) -> Admission {
-    var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
     guard entry.operation == .download else {
       return .job(EntryJob(entry, runner: self, local: nil, expectedBytes: uploadLength(entry)))
     }
@@ -87,10 +86,10 @@ final class EntryRunner: Sendable {
     do throws(TransferError) {
       local = try localFiles(for: entry)
     } catch {
-      outcome.error = error
-      return .ended(Ending(outcome: outcome))
+      return .ended(Ending(outcome: Scheduler.outcome(entry, error: error)))
     }
     if let (checked, size) = alreadyComplete(entry, local) {
+      var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
       outcome.status = .skipped
       outcome.error = nil
       outcome.sha256 = checked.digests[.sha256]
