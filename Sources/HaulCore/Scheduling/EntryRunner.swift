@@ -42,6 +42,9 @@ final class EntryRunner: Sendable {
     var completedBytes: Int64 = 0
     /// The entry's id among the active transfers, when it became one.
     var activeID: Int?
+    /// The ended entry's job, kept by the run until the feeder drops it (see
+    /// `RunState.takeRetired`).
+    var retired: EntryJob?
   }
 
   init(scheduler: Scheduler, directory: OutputDirectory, events: SerializedEventHandler) {
@@ -203,8 +206,11 @@ final class EntryRunner: Sendable {
       completed = job.entry.size ?? 0
       if job.entry.operation == .download { job.local?.discardEmptyPartial() }
     }
+    // A descriptor of the entry's own (its subfolder's) is closed now, not when the job goes.
+    if job.local?.holdsDescriptor == true { job.local = nil }
     let ending = Ending(
-      outcome: outcome, completedBytes: completed, activeID: job.begun ? job.id : nil)
+      outcome: outcome, completedBytes: completed, activeID: job.begun ? job.id : nil,
+      retired: job)
     // The event goes first: recording the last entry lets the run end and its summary go.
     events(.finished(outcome))
     state.end(ending)

@@ -126,6 +126,8 @@ public actor Scheduler {
     var batchSize = 16
     var parallel = false
     while true {
+      // Ended jobs are freed here, on the thread that made them (see `takeRetired`).
+      _ = runner.state.takeRetired()
       batch.removeAll(keepingCapacity: true)
       while batch.count < batchSize, let entry = iterator.next() { batch.append(entry) }
       guard !batch.isEmpty else { break }
