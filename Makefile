@@ -1,6 +1,7 @@
 # haul: build, test and demo on a fresh Debian/Ubuntu machine.
 #   make demo   builds, serves generated files from a local nginx, runs haul with live progress
 #   make test   installs what is missing and runs the whole test suite
+#   make interop   installs and starts real servers and proxies, runs haul against each
 #   make install PREFIX=/usr/local   installs haul, its manual page and shell completions
 
 SWIFT ?= swift
@@ -16,7 +17,7 @@ PYTHON ?= python3
 PIP_PACKAGES := botocore 'moto[server]'
 PIP_IMPORTS := import botocore, moto.server
 
-.PHONY: all deps build release test interop demo bench install format lint clean
+.PHONY: all deps build release test interop interop-deps demo bench install format lint clean
 
 # Where `make install` puts haul: $(DESTDIR)$(PREFIX)/bin, share/man/man1, and the bash and
 # zsh completion folders.
@@ -59,10 +60,17 @@ test: deps
 	$(SWIFT) test --skip-build --filter 'HaulCoreTests|TransportConformanceTests'
 	$(SWIFT) test --skip-build --filter 'CLITests'
 
-# Against real servers that tests cannot start: lighttpd with h2 refusing uploads early
-# (apt-get install lighttpd lighttpd-mod-webdav).
-interop: build
-	./scripts/interop-early-refusal
+# The interop suite (scripts/interop/run): haul through both transports against the servers
+# people run, each started on loopback by the suite; scripts/interop/install installs what is
+# missing of these Debian packages without starting their own daemons.
+INTEROP_PACKAGES := apache2 lighttpd lighttpd-mod-webdav lighttpd-mod-openssl caddy h2o \
+  squid tinyproxy microsocks openssl
+
+interop-deps:
+	@./scripts/interop/install $(INTEROP_PACKAGES)
+
+interop: build interop-deps
+	./scripts/interop/run
 
 demo: release
 	./scripts/demo

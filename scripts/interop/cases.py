@@ -1,0 +1,403 @@
+"""The interop cases. Each is a function (context, server, transport) that returns a short
+detail for its ok line, or raises CaseFailure (FAIL) or NotApplicable (n/a, with the
+reason: something the transport or the server cannot do by design)."""
+
+import email.utils
+import http.client
+import os
+import signal
+import time
+
+from support import CaseFailure, NotApplicable, check, sha256_file, write_file
+
+MiB = 1 << 20
+SMALL_COUNT = 200
+BIG_SIZE = 64 * MiB
+# The time every served file carries as its mtime, so as its Last-Modified.
+SERVED_TIME = 981173106  # 2001-02-03 04:05:06 UTC
+
+# Why the URLSession transport sits out a case (the README's table of URLSession limits).
+NO_EXTRA_CA = "URLSession cannot trust an extra CA: --cacert has no effect, so no https here"
+NO_IPV6 = "URLSession cannot reach IPv6 literals"
+
+
+class DataSet:
+    """The files every origin serves (hard links into each docroot), with their digests."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.small = []  # (relative path, size, sha256)
+        for i in range(SMALL_COUNT):
+            path, size = "small/f%03d.bin" % i, 500 + i * 41
+            self.small.append((path, size, write_file(os.path.join(folder, path), size, i)))
+        self.big_sha = write_file(os.path.join(folder, "big.bin"), BIG_SIZE, 1000)
+        self.time_sha = write_file(os.path.join(folder, "time.bin"), 10_000, 1001)
+        self.uploads = {}
+        for name, size in (("up-small.bin", 100_000), ("up-mid.bin", 16 * MiB)):
+            self.uploads[name] = (size, write_file(os.path.join(folder, name), size, 1002))
+        self.uploads["up-big.bin"] = (BIG_SIZE, self.big_sha)
+        for root, _, files in os.walk(folder):
+            for name in files:
+                os.utime(os.path.join(root, name), (SERVED_TIME, SERVED_TIME))
+
+    def link_into(self, docroot):
+        for path, _, _ in self.small:
+            link(os.path.join(self.folder, path), os.path.join(docroot, path))
+        for name in ("big.bin", "time.bin"):
+            link(os.path.join(self.folder, name), os.path.join(docroot, name))
+
+    def link_uploads(self, out, names):
+        for name in names:
+            link(os.path.join(self.folder, name if name != "up-big.bin" else "big.bin"),
+                 os.path.join(out, name))
+
+
+def link(source, destination):
+    os.makedirs(os.path.dirname(destination), exist_ok=True)
+    os.link(source, destination)
+
+
+class Context:
+    """What cases share: the haul runner, the data set, the certificate, the origin the
+    proxy cases go to, and a fresh folder per case."""
+
+    def __init__(self, haul, data, cert, work, proxy_origin):
+        self.haul, self.data, self.cert, self.work = haul, data, cert, work
+        self.proxy_origin = proxy_origin
+        self.sequence = 0
+
+    def folder(self, name):
+        """A fresh folder for the case; `tag` becomes its query string."""
+        self.sequence += 1
+        self.tag = "case%03d" % self.sequence
+        path = os.path.join(self.work, "cases", "%03d-%s" % (self.sequence, name))
+        os.makedirs(os.path.join(path, "out"))
+        return path
+
+
+def refused_by_design(run, why):
+    """The URLSession transport must refuse what it cannot do with a usage error before
+    any transfer: exit 2 makes the case n/a, anything else is a FAIL."""
+    check(run.status == 2 and not run.transfers,
+          "expected a usage error (exit 2) for %s, got %s" % (why, run.brief()))
+    raise NotApplicable(why + ": refused, exit 2")
+
+
+def tagged_entries(server, tag, predicate=lambda e: True, wanted=1, seconds=6.0):
+    """The access-log entries whose target carries `tag` (a case's query string) and match
+    predicate, waiting up to seconds for at least `wanted` (lighttpd writes its log every
+    4 s, so a count taken before a run would not do)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = [e for e in server.entries() if e["path"].endswith("?" + tag) and
+                 predicate(e)]
+        if len(found) >= wanted or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def small_lines(context, origin, https=False, host="127.0.0.1", count=SMALL_COUNT):
+    return [{"url": origin.url("/%s?%s" % (path, context.tag), https, host), "path": path,
+             "size": size,
+             "sha256": sha} for path, size, sha in context.data.small[:count]]
+
+
+def check_ok(run, count):
+    check(run.all_ok() and len(run.transfers) == count, run.brief())
+
+
+def check_small_files(folder, context, count=SMALL_COUNT):
+    for path, _, sha in context.data.small[:count]:
+        check(sha256_file(os.path.join(folder, "out", path)) == sha, "%s differs" % path)
+
+
+# Origin cases.
+
+def small_files(context, origin, transport):
+    folder = context.folder("small")
+    run = context.haul.run(folder, small_lines(context, origin), transport, ["-j", "16"])
+    check_ok(run, SMALL_COUNT)
+    check_small_files(folder, context)
+    return "%d files" % SMALL_COUNT
+
+
+def small_files_h2(context, origin, transport):
+    if transport == "urlsession":
+        raise NotApplicable(NO_EXTRA_CA)
+    folder = context.folder("small-h2")
+    run = context.haul.run(folder, small_lines(context, origin, https=True), transport,
+                           ["-j", "16", "--cacert", context.cert])
+    check_ok(run, SMALL_COUNT)
+    check_small_files(folder, context)
+    served = tagged_entries(origin, context.tag, wanted=SMALL_COUNT)
+    h2 = [e for e in served if e["proto"].startswith("HTTP/2")]
+    check(len(h2) == SMALL_COUNT, "%d of %d requests over HTTP/2 (%s)" % (
+        len(h2), len(served), sorted(set(e["proto"] for e in served))))
+    return "%d files over HTTP/2" % SMALL_COUNT
+
+
+def kill_resume(context, origin, transport):
+    folder = context.folder("resume")
+    lines = [{"url": origin.url("/big.bin"), "path": "big.bin", "size": BIG_SIZE,
+              "sha256": context.data.big_sha}]
+    partial = os.path.join(folder, "out", "big.bin.haul-partial")
+    process = context.haul.start(folder, lines, transport, ["--max-rate", "16M"])
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and process.poll() is None:
+            if os.path.exists(partial) and os.path.getsize(partial) >= 8 * MiB:
+                break
+            time.sleep(0.05)
+        running = process.poll() is None
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    check(running, "haul ended before it was killed: %s" % stderr.strip()[-200:])
+    check(os.path.exists(partial), "no partial file after 30 s")
+    kept = os.path.getsize(partial)
+    run = context.haul.run(folder, lines, transport)
+    check_ok(run, 1)
+    check(sha256_file(os.path.join(folder, "out", "big.bin")) == context.data.big_sha,
+          "the resumed file differs")
+    moved = run.transfers[0]["bytes"]
+    check(moved == BIG_SIZE - kept, "rerun moved %d bytes, %d were left after %d kept" % (
+        moved, BIG_SIZE - kept, kept))
+    return "killed at %.1f MiB, resumed %.1f MiB" % (kept / MiB, moved / MiB)
+
+
+def segments(context, origin, transport):
+    folder = context.folder("segments")
+    lines = [{"url": origin.url("/big.bin?" + context.tag), "path": "big.bin", "size": BIG_SIZE,
+              "sha256": context.data.big_sha}]
+    run = context.haul.run(folder, lines, transport,
+                           ["--segments", "4", "--min-segment-size", "1M"])
+    check_ok(run, 1)
+    check(sha256_file(os.path.join(folder, "out", "big.bin")) == context.data.big_sha,
+          "the file differs")
+    ranges = tagged_entries(origin, context.tag, lambda e: e["status"] == 206, 4)
+    check(len(ranges) >= 2, "%d ranged (206) requests in the access log" % len(ranges))
+    return "%d ranges" % len(ranges)
+
+
+def uploads(context, origin, transport, https=False):
+    if not origin.takes_puts:
+        raise NotApplicable("%s takes no PUT" % origin.name)
+    if https and transport == "urlsession":
+        raise NotApplicable(NO_EXTRA_CA)
+    folder = context.folder("put")
+    names = ["up-small.bin", "up-mid.bin"]
+    context.data.link_uploads(os.path.join(folder, "out"), names)
+    scheme = "https" if https else "http"
+    targets = {name: "%s-%s-%s" % (transport, scheme, name) for name in names}
+    lines = [{"op": "upload", "url": origin.url("/up/" + targets[name], https),
+              "path": name} for name in names]
+    arguments = ["--cacert", context.cert] if https else []
+    run = context.haul.run(folder, lines, transport, arguments)
+    check_ok(run, len(names))
+    for name in names:
+        stored = os.path.join(origin.docroot, "up", targets[name])
+        check(os.path.exists(stored), "%s is not on the server" % targets[name])
+        check(sha256_file(stored) == context.data.uploads[name][1],
+              "%s differs on the server" % targets[name])
+    return "%d files, bytes checked on the server" % len(names)
+
+
+def uploads_https(context, origin, transport):
+    return uploads(context, origin, transport, https=True)
+
+
+def early_refusal_h2(context, origin, transport):
+    if not origin.takes_puts:
+        raise NotApplicable("%s takes no PUT" % origin.name)
+    if transport == "urlsession":
+        raise NotApplicable(NO_EXTRA_CA)
+    folder = context.folder("early-409")
+    names = ["up-small.bin", "up-big.bin"]
+    context.data.link_uploads(os.path.join(folder, "out"), names)
+    lines = [{"op": "upload", "url": origin.url("/missing/dir/" + name, https=True),
+              "path": name} for name in names]
+    run = context.haul.run(folder, lines, transport,
+                           ["--cacert", context.cert, "--retries", "2"])
+    seen = [(t.get("error", {}).get("code"), t["attempts"]) for t in run.transfers]
+    check(run.status == 1 and seen == [("http_409", 1)] * 2,
+          "%s; (code, attempts) %s" % (run.brief(), seen))
+    return "http_409 after 1 attempt, 100 KB and 64 MiB"
+
+
+def remote_time(context, origin, transport):
+    folder = context.folder("remote-time")
+    run = context.haul.run(folder, [{"url": origin.url("/time.bin"), "path": "time.bin"}],
+                           transport)
+    check_ok(run, 1)
+    connection = http.client.HTTPConnection("127.0.0.1", origin.http_port, timeout=10)
+    connection.request("HEAD", "/time.bin")
+    header = connection.getresponse().getheader("Last-Modified")
+    connection.close()
+    check(header is not None, "the server sent no Last-Modified")
+    served = email.utils.parsedate_to_datetime(header).timestamp()
+    mtime = os.stat(os.path.join(folder, "out", "time.bin")).st_mtime
+    check(served == SERVED_TIME, "Last-Modified %s is not the served file's mtime" % header)
+    check(mtime == served, "mtime %s, Last-Modified %s" % (
+        time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(mtime)), header))
+    return "mtime = Last-Modified %s" % header
+
+
+def ipv6(context, origin, transport):
+    folder = context.folder("ipv6")
+    count = 20
+    lines = small_lines(context, origin, False, "::1", count)
+    lines += [dict(line, url=line["url"].replace(str(origin.http_port),
+                                                 str(origin.https_port)).replace(
+                                                     "http://", "https://"),
+                   path="tls/" + line["path"]) for line in lines]
+    run = context.haul.run(folder, lines, transport, ["-j", "8", "--cacert", context.cert])
+    if transport == "urlsession":
+        check("manifest.jsonl:1:" in run.stderr, "no MANIFEST:LINE message: " + run.brief())
+        refused_by_design(run, NO_IPV6)
+    check_ok(run, 2 * count)
+    served = tagged_entries(origin, context.tag, wanted=2 * count)
+    check(all(e["client"] == "::1" for e in served) and len(served) == 2 * count,
+          "%d requests from ::1 of %d" % (
+              sum(e["client"] == "::1" for e in served), len(served)))
+    h2 = sum(e["proto"].startswith("HTTP/2") for e in served)
+    check(h2 == count, "%d https requests over HTTP/2 of %d" % (h2, count))
+    return "http and https (HTTP/2) from [::1]"
+
+
+def refresh(context, origin, transport):
+    """A file changed on the server is fetched again by --refresh, an unchanged one is
+    not. Runs once haul's --refresh exists."""
+    if not context.haul.offers("--refresh"):
+        raise NotApplicable("haul run --help does not list --refresh yet")
+    served = os.path.join(origin.docroot, "refresh.txt")
+    write_version(served, b"first version\n", SERVED_TIME)
+    folder = context.folder("refresh")
+    lines = [{"url": origin.url("/refresh.txt"), "path": "refresh.txt"}]
+    check_ok(context.haul.run(folder, lines, transport), 1)
+    again = context.haul.run(folder, lines, transport, ["--refresh"])
+    check(again.status == 0 and [(t["status"], t.get("refresh")) for t in again.transfers]
+          == [("skipped", "unchanged")], "unchanged file: " + again.brief())
+    write_version(served, b"second, longer version\n", SERVED_TIME + 3600)
+    changed = context.haul.run(folder, lines, transport, ["--refresh"])
+    check(changed.status == 0 and [(t["status"], t.get("refresh")) for t in
+                                   changed.transfers] == [("ok", "changed")],
+          "changed file: " + changed.brief())
+    with open(os.path.join(folder, "out", "refresh.txt"), "rb") as f:
+        check(f.read() == b"second, longer version\n", "the refreshed file differs")
+    return "unchanged kept (304), changed fetched"
+
+
+def write_version(path, content, mtime):
+    staged = path + ".new"
+    with open(staged, "wb") as f:
+        f.write(content)
+    os.utime(staged, (mtime, mtime))
+    os.replace(staged, path)
+
+
+ORIGIN_CASES = [
+    ("small-files", small_files), ("small-files-h2", small_files_h2),
+    ("kill-resume", kill_resume), ("segments", segments), ("put", uploads),
+    ("put-https", uploads_https), ("early-409-h2", early_refusal_h2),
+    ("remote-time", remote_time), ("ipv6", ipv6), ("refresh", refresh),
+]
+
+
+# Proxy cases: the files go from context.proxy_origin through the proxy.
+
+def proxied_lines(context, https_too=True, host="127.0.0.1"):
+    origin = context.proxy_origin
+    path, size, sha = context.data.small[0]
+    target = "/%s?%s" % (path, context.tag)
+    lines = [{"url": origin.url(target, False, host), "path": "plain.bin",
+              "size": size, "sha256": sha}]
+    if https_too:
+        lines.append({"url": origin.url(target, True, host),
+                      "path": "tls.bin", "size": size, "sha256": sha})
+    return lines
+
+
+def through_proxy(context, proxy, transport, name, arguments=(), env=None, https_too=True,
+                  host="127.0.0.1", refused=None):
+    """Runs the proxied lines; checks they went through `proxy` (its log or, for SOCKS,
+    the origin's log); returns the detail."""
+    origin = context.proxy_origin
+    folder = context.folder(proxy.name + "-" + name)
+    before_proxy = len(proxy.requests()) if hasattr(proxy, "requests") else 0
+    lines = proxied_lines(context, https_too, host)
+    run = context.haul.run(folder, lines, transport, ["--cacert", context.cert, *arguments],
+                           env)
+    if refused:
+        refused_by_design(run, refused)
+    check_ok(run, len(lines))
+    if hasattr(proxy, "requests"):
+        seen = proxy.requests()[before_proxy:]
+        plain = [r for r in seen if r.startswith("GET ") and r.endswith("?" + context.tag)]
+        tunnels = [r for r in seen if r.startswith("CONNECT ")
+                   and r.endswith(":%d" % origin.https_port)]
+        check(len(plain) == 1 and len(tunnels) == (1 if https_too else 0),
+              "the proxy logged %s" % seen)
+        return "GET forwarded" + (", https through CONNECT" if https_too else "")
+    served = tagged_entries(origin, context.tag, wanted=len(lines))
+    clients = sorted(set(e["client"] for e in served))
+    check(len(served) == len(lines) and clients == [proxy.outgoing],
+          "the origin saw requests from %s, not only from %s" % (clients, proxy.outgoing))
+    return "origin saw the requests from the proxy's %s" % proxy.outgoing
+
+
+def http_proxy_variables(context, proxy, transport):
+    if proxy.scheme == "socks5h":
+        env = {"ALL_PROXY": proxy.url()}
+        refused = "SOCKS in the proxy variables" if transport == "urlsession" else None
+        return through_proxy(context, proxy, transport, "env", env=env, refused=refused)
+    if transport == "urlsession":
+        detail = through_proxy(context, proxy, transport, "env", https_too=False,
+                               env={"http_proxy": proxy.url()})
+        return detail + " (https: n/a, " + NO_EXTRA_CA.split(":")[0] + ")"
+    env = {"http_proxy": proxy.url(), "HTTPS_PROXY": proxy.url()}
+    return through_proxy(context, proxy, transport, "env", env=env)
+
+
+def proxy_option(context, proxy, transport):
+    refused = "--proxy with URLSession" if transport == "urlsession" else None
+    return through_proxy(context, proxy, transport, "option", ["--proxy", proxy.url()],
+                         refused=refused)
+
+
+def no_proxy(context, proxy, transport):
+    origin = context.proxy_origin
+    folder = context.folder(proxy.name + "-no-proxy")
+    variable = "ALL_PROXY" if proxy.scheme == "socks5h" else "http_proxy"
+    env = {variable: proxy.url(), "no_proxy": "example.test,127.0.0.1"}
+    before_proxy = len(proxy.requests()) if hasattr(proxy, "requests") else 0
+    lines = proxied_lines(context, https_too=False)
+    run = context.haul.run(folder, lines, transport, [], env)
+    if transport == "urlsession" and proxy.scheme == "socks5h":
+        refused_by_design(run, "SOCKS in the proxy variables")
+    check_ok(run, 1)
+    if hasattr(proxy, "requests"):
+        check(len(proxy.requests()) == before_proxy, "the proxy saw a request")
+    served = tagged_entries(origin, context.tag)
+    check([e["client"] for e in served] == ["127.0.0.1"],
+          "the origin saw %s" % [e["client"] for e in served])
+    return "no_proxy=127.0.0.1 went direct"
+
+
+def proxy_ipv6(context, proxy, transport):
+    """An IPv6 literal as the proxy (squid on [::1]) or the origin behind it."""
+    proxy_host = "::1" if proxy.listens_ipv6 else "127.0.0.1"
+    origin_host = "127.0.0.1" if proxy.scheme == "socks5h" else "::1"
+    arguments = ["--proxy", proxy.url(proxy_host)]
+    if transport == "urlsession":
+        return through_proxy(context, proxy, transport, "ipv6", arguments, host="::1",
+                             refused=NO_IPV6)
+    detail = through_proxy(context, proxy, transport, "ipv6", arguments, host=origin_host)
+    return "proxy %s, origin %s: %s" % (proxy.url(proxy_host), origin_host, detail)
+
+
+PROXY_CASES = [
+    ("proxy-variables", http_proxy_variables), ("proxy-option", proxy_option),
+    ("no_proxy", no_proxy), ("ipv6", proxy_ipv6),
+]

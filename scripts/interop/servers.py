@@ -1,0 +1,350 @@
+"""The real servers of the interop suite, each started on 127.0.0.1 and [::1] with a
+throwaway configuration written into its own folder: four origins (apache2 with mod_dav
+and mod_http2, lighttpd with mod_webdav, caddy, h2o), each with plain http and https
+offering HTTP/2, and three proxies (squid, tinyproxy, microsocks).
+
+Every origin writes an access log read back as entries {client, method, path, proto,
+status}, so cases can tell which protocol and how many ranges a run used, and every proxy
+tells which requests went through it."""
+
+import json
+import os
+import pwd
+import re
+
+from support import free_port, wait_listening
+
+AS_ROOT = os.geteuid() == 0
+LOG_LINE = re.compile(r'^(\S+) "(\S+) (\S+) (\S+)" (\d{3})')
+
+
+def unprivileged_user(*names):
+    """The first of names that exists (daemons started as root drop to it)."""
+    for name in names:
+        try:
+            pwd.getpwnam(name)
+            return name
+        except KeyError:
+            continue
+    return "nobody"
+
+
+class Origin:
+    """An origin server: serves `docroot` over http on http_port and over https (HTTP/2
+    offered) on https_port, on both loopback addresses. `takes_puts`: PUT /up/NAME lands in
+    docroot/up/NAME, and PUT into a missing folder is refused with 409."""
+
+    name = ""
+    takes_puts = False
+
+    def __init__(self, work, cert, key):
+        self.folder = os.path.join(work, self.name)
+        self.docroot = os.path.join(self.folder, "www")
+        os.makedirs(os.path.join(self.docroot, "up"))
+        os.chmod(self.folder, 0o755)
+        os.chmod(os.path.join(self.docroot, "up"), 0o777)
+        self.cert, self.key = cert, key
+        self.http_port, self.https_port = free_port(), free_port()
+        self.log = os.path.join(self.folder, "access.log")
+        self.daemon_log = os.path.join(self.folder, "daemon.log")
+
+    def url(self, path, https=False, host="127.0.0.1"):
+        host = "[%s]" % host if ":" in host else host
+        if https:
+            return "https://%s:%d%s" % (host, self.https_port, path)
+        return "http://%s:%d%s" % (host, self.http_port, path)
+
+    def start(self, daemons):
+        process = self.launch(daemons)
+        for port in (self.http_port, self.https_port):
+            if not wait_listening(port, ("127.0.0.1", "::1"), process=process):
+                raise RuntimeError("%s did not listen on port %d: %s" % (
+                    self.name, port, tail(self.daemon_log)))
+
+    def entries(self):
+        """The access log so far, oldest first."""
+        found = []
+        for line in read_lines(self.log):
+            match = LOG_LINE.match(line)
+            if match:
+                client, method, path, proto, status = match.groups()
+                found.append({"client": client, "method": method, "path": path,
+                              "proto": proto, "status": int(status)})
+        return found
+
+
+class Apache2(Origin):
+    name = "apache2"
+    takes_puts = True
+    modules = ("mpm_event", "authz_core", "dav", "dav_fs", "ssl", "socache_shmcb", "http2")
+
+    def launch(self, daemons):
+        run = os.path.join(self.folder, "run")
+        os.makedirs(run)
+        os.chmod(run, 0o777)
+        user = unprivileged_user("www-data")
+        lines = ["LoadModule %s_module /usr/lib/apache2/modules/mod_%s.so" % (m, m)
+                 for m in self.modules]
+        if AS_ROOT:
+            lines += ["User %s" % user, "Group %s" % user]
+        lines += [
+            "ServerName localhost",
+            "ServerRoot %s" % self.folder,
+            "PidFile %s/apache2.pid" % run,
+            "DefaultRuntimeDir %s" % run,
+            "Mutex file:%s default" % run,
+            "ErrorLog %s" % self.daemon_log,
+            'LogFormat "%h \\"%r\\" %>s %b" interop',
+            "CustomLog %s interop" % self.log,
+            "StartServers 1", "ServerLimit 2", "ThreadsPerChild 32", "MaxRequestWorkers 64",
+            "KeepAliveTimeout 30", "Timeout 30",
+            "Protocols h2 http/1.1",
+            "DocumentRoot %s" % self.docroot,
+            "DavLockDB %s/davlock" % run,
+            "<Directory %s>" % self.docroot,
+            "  Dav On", "  Require all granted",
+            "</Directory>",
+        ]
+        for host in ("127.0.0.1", "[::1]"):
+            lines += ["Listen %s:%d" % (host, self.http_port),
+                      "Listen %s:%d https" % (host, self.https_port)]
+        lines += [
+            "SSLSessionCache shmcb:%s/ssl_cache(512000)" % run,
+            "<VirtualHost *:%d>" % self.https_port,
+            "  SSLEngine on",
+            "  SSLCertificateFile %s" % self.cert,
+            "  SSLCertificateKeyFile %s" % self.key,
+            "</VirtualHost>",
+        ]
+        configuration = os.path.join(self.folder, "apache2.conf")
+        write(configuration, lines)
+        return daemons.start(self.name, ["apache2", "-f", configuration, "-DFOREGROUND"],
+                             self.daemon_log)
+
+
+class Lighttpd(Origin):
+    name = "lighttpd"
+    takes_puts = True
+
+    def launch(self, daemons):
+        lines = [
+            'server.modules = ("mod_openssl", "mod_webdav", "mod_accesslog")',
+            'server.document-root = "%s"' % self.docroot,
+            'server.bind = "127.0.0.1"',
+            "server.port = %d" % self.http_port,
+            'server.errorlog = "%s"' % self.daemon_log,
+            'accesslog.filename = "%s"' % self.log,
+            'accesslog.format = "%h \\"%r\\" %>s %b"',
+            'server.feature-flags += ("server.h2proto" => "enable")',
+            'webdav.activate = "enable"',
+            'webdav.is-readonly = "disable"',
+            'mimetype.assign = ("" => "application/octet-stream")',
+            '$SERVER["socket"] == "[::1]:%d" { }' % self.http_port,
+        ]
+        for host in ("127.0.0.1", "[::1]"):
+            lines += [
+                '$SERVER["socket"] == "%s:%d" {' % (host, self.https_port),
+                '  ssl.engine = "enable"',
+                '  ssl.pemfile = "%s"' % self.cert,
+                '  ssl.privkey = "%s"' % self.key,
+                "}",
+            ]
+        configuration = os.path.join(self.folder, "lighttpd.conf")
+        write(configuration, lines)
+        return daemons.start(self.name, ["lighttpd", "-D", "-f", configuration],
+                             self.daemon_log)
+
+
+class Caddy(Origin):
+    name = "caddy"
+
+    def launch(self, daemons):
+        site = [
+            "  bind 127.0.0.1 [::1]",
+            "  root * %s" % self.docroot,
+            "  file_server",
+            "  log {",
+            "    output file %s" % self.log,
+            "    format json",
+            "  }",
+        ]
+        lines = [
+            "{",
+            "  admin off",
+            "  auto_https off",
+            "  storage file_system %s/storage" % self.folder,
+            "  servers {",
+            "    protocols h1 h2",
+            "  }",
+            "}",
+            "http://:%d {" % self.http_port, *site, "}",
+            "https://:%d {" % self.https_port,
+            "  tls %s %s" % (self.cert, self.key), *site, "}",
+        ]
+        configuration = os.path.join(self.folder, "Caddyfile")
+        write(configuration, lines)
+        env = dict(os.environ, HOME=self.folder, XDG_DATA_HOME=self.folder,
+                   XDG_CONFIG_HOME=self.folder)
+        return daemons.start(self.name, ["caddy", "run", "--config", configuration,
+                                         "--adapter", "caddyfile"], self.daemon_log, env=env)
+
+    def entries(self):
+        found = []
+        for line in read_lines(self.log):
+            try:
+                record = json.loads(line)
+                request = record["request"]
+            except (ValueError, KeyError):
+                continue
+            found.append({"client": request.get("remote_ip", ""),
+                          "method": request["method"], "path": request["uri"],
+                          "proto": request["proto"], "status": int(record["status"])})
+        return found
+
+
+class H2o(Origin):
+    name = "h2o"
+
+    def launch(self, daemons):
+        lines = []
+        if AS_ROOT:
+            lines.append("user: %s" % unprivileged_user("nobody"))
+        lines += [
+            "pid-file: %s/h2o.pid" % self.folder,
+            "error-log: %s" % self.daemon_log,
+            "access-log:",
+            "  path: %s" % self.log,
+            "  format: '%h \"%r\" %s %b'",
+        ]
+        for host in ("127.0.0.1", "::1"):
+            lines += ["listen:", "  host: %s" % host, "  port: %d" % self.http_port]
+            lines += ["listen:", "  host: %s" % host, "  port: %d" % self.https_port,
+                      "  ssl:", "    certificate-file: %s" % self.cert,
+                      "    key-file: %s" % self.key]
+        lines += ["hosts:", "  default:", "    paths:", "      /:",
+                  "        file.dir: %s" % self.docroot]
+        configuration = os.path.join(self.folder, "h2o.conf")
+        write(configuration, lines)
+        os.chmod(self.folder, 0o777)  # h2o opens its logs after dropping root
+        return daemons.start(self.name, ["h2o", "-c", configuration], self.daemon_log)
+
+
+class Proxy:
+    """A forward proxy on 127.0.0.1 (and [::1] where `listens_ipv6`)."""
+
+    name = ""
+    listens_ipv6 = False
+    scheme = "http"
+
+    def __init__(self, work):
+        self.folder = os.path.join(work, self.name)
+        os.makedirs(self.folder)
+        os.chmod(self.folder, 0o777)  # squid and tinyproxy write their logs as another user
+        self.port = free_port()
+        self.log = os.path.join(self.folder, "access.log")
+        self.daemon_log = os.path.join(self.folder, "daemon.log")
+
+    def url(self, host="127.0.0.1"):
+        host = "[%s]" % host if ":" in host else host
+        return "%s://%s:%d" % (self.scheme, host, self.port)
+
+    def start(self, daemons):
+        process = self.launch(daemons)
+        hosts = ("127.0.0.1", "::1") if self.listens_ipv6 else ("127.0.0.1",)
+        if not wait_listening(self.port, hosts, seconds=30, process=process):
+            raise RuntimeError("%s did not listen on port %d: %s" % (
+                self.name, self.port, tail(self.daemon_log)))
+
+
+class Squid(Proxy):
+    name = "squid"
+    listens_ipv6 = True
+
+    def launch(self, daemons):
+        lines = [
+            "http_port 127.0.0.1:%d" % self.port,
+            "http_port [::1]:%d" % self.port,
+            "acl loopback src 127.0.0.1/32 ::1",
+            "http_access allow loopback",
+            "http_access deny all",
+            "cache deny all",
+            "strip_query_terms off",
+            "access_log stdio:%s" % self.log,
+            "cache_log %s/cache.log" % self.folder,
+            "cache_store_log none",
+            "pid_filename %s/squid.pid" % self.folder,
+            "coredump_dir %s" % self.folder,
+            "pinger_enable off",
+            "shutdown_lifetime 0 seconds",
+        ]
+        configuration = os.path.join(self.folder, "squid.conf")
+        write(configuration, lines)
+        return daemons.start(self.name, ["squid", "-N", "-f", configuration],
+                             self.daemon_log)
+
+    def requests(self):
+        """`METHOD TARGET` of every request squid logged (native log format)."""
+        found = []
+        for line in read_lines(self.log):
+            fields = line.split()
+            if len(fields) >= 7:
+                found.append("%s %s" % (fields[5], fields[6]))
+        return found
+
+
+class Tinyproxy(Proxy):
+    name = "tinyproxy"
+
+    def launch(self, daemons):
+        lines = [
+            "Port %d" % self.port, "Listen 127.0.0.1", "Timeout 30", "MaxClients 64",
+            'LogFile "%s"' % self.log, "LogLevel Info",
+            'PidFile "%s/tinyproxy.pid"' % self.folder, "Allow 127.0.0.1",
+        ]
+        configuration = os.path.join(self.folder, "tinyproxy.conf")
+        write(configuration, lines)
+        return daemons.start(self.name, ["tinyproxy", "-d", "-c", configuration],
+                             self.daemon_log)
+
+    def requests(self):
+        found = []
+        for line in read_lines(self.log):
+            if "Request (file descriptor" in line and "): " in line:
+                request = line.rsplit("): ", 1)[1]
+                found.append(" ".join(request.split(" ")[:2]))
+        return found
+
+
+class Microsocks(Proxy):
+    """A SOCKS5 server, one process per loopback address. It keeps no log, so it binds its
+    outgoing connections to 127.0.0.2: an origin's access log then shows which requests
+    came through it (so the origins it reaches are on 127.0.0.1)."""
+
+    name = "microsocks"
+    scheme = "socks5h"
+    listens_ipv6 = True
+    outgoing = "127.0.0.2"
+
+    def launch(self, daemons):
+        for host in ("::1", "127.0.0.1"):
+            process = daemons.start(self.name, ["microsocks", "-i", host, "-p",
+                                                str(self.port), "-b", self.outgoing],
+                                    self.daemon_log)
+        return process
+
+
+def write(path, lines):
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def read_lines(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def tail(path, lines=5):
+    return " | ".join(read_lines(path)[-lines:])
