@@ -62,7 +62,8 @@ import Synchronization
 /// Hit counters and uploads live in the instance: parallel tests with different names or
 /// different servers do not interfere.
 public final class FaultServer: Sendable {
-  /// The IPv4 address the server listens on (`127.0.0.1`, or `127.0.0.2` as "another host").
+  /// The address the server listens on: `127.0.0.1`, `127.0.0.2` as "another host", or the
+  /// IPv6 loopback `::1`.
   public let host: String
 
   struct Shared {
@@ -91,7 +92,7 @@ public final class FaultServer: Sendable {
   /// turn this off; counters, hits and uploads are kept either way).
   public let recordsRequests: Bool
 
-  /// A server on `host` (an IPv4 loopback address); call `start()` to listen.
+  /// A server on `host` (a loopback address, IPv4 or `::1`); call `start()` to listen.
   public init(host: String = "127.0.0.1", recordsRequests: Bool = true) {
     self.host = host
     self.recordsRequests = recordsRequests
@@ -111,12 +112,13 @@ public final class FaultServer: Sendable {
     let (wanted, alreadyRunning) = shared.withLock { ($0.port, $0.running) }
     guard !alreadyRunning else { return }
     let fd = try Self.listen(host: host, port: wanted)
-    var address = sockaddr_in()
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    // sin6_port sits where sin_port does, so one sockaddr_in6 reads either family's port.
+    var address = sockaddr_in6()
+    var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
     _ = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }
-    let port = UInt16(bigEndian: address.sin_port)
+    let port = UInt16(bigEndian: address.sin6_port)
     let generation = shared.withLock { s in
       s.port = port
       s.listener = fd
@@ -156,8 +158,10 @@ public final class FaultServer: Sendable {
   /// The port the server listens on (0 before the first `start()`).
   public var port: Int { Int(shared.withLock { $0.port }) }
 
-  /// `http://host:port`, without a trailing slash.
-  public var origin: String { "http://\(host):\(port)" }
+  /// `http://host:port` (an IPv6 host in brackets), without a trailing slash.
+  public var origin: String {
+    host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+  }
 
   /// The URL of `pathAndQuery` (which starts with `/`) on this server.
   public func url(_ pathAndQuery: String) -> URL {
@@ -217,20 +221,39 @@ public final class FaultServer: Sendable {
   // MARK: - Listening
 
   private static func listen(host: String, port: UInt16) throws -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let six = host.contains(":")
+    let fd = socket(
+      six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw FixtureError("socket: \(errnoText())") }
     var yes: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-      close(fd)
-      throw FixtureError("not an IPv4 address: \(host)")
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    let bound: Int32
+    if six {
+      setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &yes, socklen_t(MemoryLayout<Int32>.size))
+      var address = sockaddr_in6()
+      address.sin6_family = sa_family_t(AF_INET6)
+      address.sin6_port = port.bigEndian
+      guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+        close(fd)
+        throw FixtureError("not an IPv6 address: \(host)")
+      }
+      bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+      }
+    } else {
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = port.bigEndian
+      guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+        close(fd)
+        throw FixtureError("not an IPv4 address: \(host)")
+      }
+      bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
       }
     }
     guard bound == 0, Glibc.listen(fd, 512) == 0 else {

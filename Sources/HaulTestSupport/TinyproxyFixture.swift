@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// The real tinyproxy (`/usr/bin/tinyproxy`), a forward HTTP proxy started on a free
-/// 127.0.0.1 port with a throwaway configuration in a temporary directory, for tests that
-/// requests go through a proxy (or around it).
+/// loopback port (127.0.0.1, or `::1` for IPv6 tests) with a throwaway configuration in a
+/// temporary directory, for tests that requests go through a proxy (or around it).
 ///
 /// It forwards plain http requests (adding `Via: 1.1 haul-test-proxy`) and tunnels https
 /// with `CONNECT` to any port. With `credentials` it demands Basic authentication and answers
@@ -19,13 +19,16 @@ public final class TinyproxyFixture: Sendable {
   /// The name the proxy gives itself in `Via`.
   public static let viaName = "haul-test-proxy"
 
-  /// The port tinyproxy listens on (127.0.0.1).
+  /// The port tinyproxy listens on.
   public let port: Int
+  /// The address it listens on: `127.0.0.1` or `::1`.
+  public let host: String
   /// The fixture's temporary directory (configuration, log, pid).
   public let directory: TemporaryDirectory
   private let process: Mutex<Process?>
 
-  private init(port: Int, directory: TemporaryDirectory, process: Process) {
+  private init(host: String, port: Int, directory: TemporaryDirectory, process: Process) {
+    self.host = host
     self.port = port
     self.directory = directory
     self.process = Mutex(process)
@@ -41,24 +44,25 @@ public final class TinyproxyFixture: Sendable {
   /// The proxy's URL, with `user:password@` when given.
   public func url(user: String? = nil, password: String? = nil) -> String {
     let credentials = user.map { "\($0):\(password ?? "")@" } ?? ""
-    return "http://\(credentials)127.0.0.1:\(port)"
+    let address = host.contains(":") ? "[\(host)]" : host
+    return "http://\(credentials)\(address):\(port)"
   }
 
   /// Starts tinyproxy, runs `body` with it, and stops it however `body` ends.
   public static func with<T>(
-    credentials: (user: String, password: String)? = nil,
+    host: String = "127.0.0.1", credentials: (user: String, password: String)? = nil,
     _ body: (TinyproxyFixture) async throws -> T
   ) async throws -> T {
-    let proxy = try start(credentials: credentials)
+    let proxy = try start(host: host, credentials: credentials)
     defer { proxy.stop() }
     return try await body(proxy)
   }
 
-  /// Starts tinyproxy (demanding `credentials` when given) and waits until it accepts
-  /// connections.
-  public static func start(credentials: (user: String, password: String)? = nil) throws
-    -> TinyproxyFixture
-  {
+  /// Starts tinyproxy on `host` (`127.0.0.1` or `::1`, accepting clients from that address
+  /// only), demanding `credentials` when given, and waits until it accepts connections.
+  public static func start(
+    host: String = "127.0.0.1", credentials: (user: String, password: String)? = nil
+  ) throws -> TinyproxyFixture {
     guard FileManager.default.isExecutableFile(atPath: binary) else {
       throw FixtureError(
         "tinyproxy is required for this test but \(binary) is missing: "
@@ -70,9 +74,9 @@ public final class TinyproxyFixture: Sendable {
       chmod(directory.path, 0o777)
       let port = try NginxFixture.freePort()
       var lines = [
-        "Port \(port)", "Listen 127.0.0.1", "Timeout 30", "MaxClients 64",
+        "Port \(port)", "Listen \(host)", "Timeout 30", "MaxClients 64",
         "LogFile \"\(directory.file("tinyproxy.log"))\"", "LogLevel Info",
-        "PidFile \"\(directory.file("tinyproxy.pid"))\"", "Allow 127.0.0.1",
+        "PidFile \"\(directory.file("tinyproxy.pid"))\"", "Allow \(host)",
         "ViaProxyName \"\(viaName)\"",
       ]
       if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
@@ -86,18 +90,37 @@ public final class TinyproxyFixture: Sendable {
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
       try process.run()
-      let fixture = TinyproxyFixture(port: port, directory: directory, process: process)
+      let fixture = TinyproxyFixture(
+        host: host, port: port, directory: directory, process: process)
       let deadline = Date().addingTimeInterval(10)
       while Date() < deadline {
         if !process.isRunning { break }
-        if NginxFixture.canConnect(port: port) { return fixture }
+        if host.contains(":") ? canConnectIPv6(port: port) : NginxFixture.canConnect(port: port) {
+          return fixture
+        }
         usleep(10_000)
       }
       fixture.stop()
-      throw FixtureError("tinyproxy did not start listening on 127.0.0.1:\(port)")
+      throw FixtureError("tinyproxy did not start listening on \(host) port \(port)")
     } catch {
       directory.remove()
       throw error
+    }
+  }
+
+  /// Whether something accepts connections on [::1]:`port`.
+  private static func canConnectIPv6(port: Int) -> Bool {
+    let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in6()
+    address.sin6_family = sa_family_t(AF_INET6)
+    address.sin6_port = UInt16(port).bigEndian
+    address.sin6_addr = in6addr_loopback
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+      }
     }
   }
 
