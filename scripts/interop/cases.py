@@ -397,7 +397,18 @@ def proxy_ipv6(context, proxy, transport):
     return "proxy %s, origin %s: %s" % (proxy.url(proxy_host), origin_host, detail)
 
 
+def https_proxy(context, proxy, transport):
+    """TLS to the proxy itself (squid's https_port), checked against --cacert: plain http
+    is forwarded inside that TLS, https goes through CONNECT inside it."""
+    if not hasattr(proxy, "tls_url"):
+        raise NotApplicable("%s offers no TLS to the proxy" % proxy.name)
+    refused = "an https:// proxy with URLSession" if transport == "urlsession" else None
+    detail = through_proxy(context, proxy, transport, "https-proxy",
+                           ["--proxy", proxy.tls_url()], refused=refused)
+    return "proxy %s: %s" % (proxy.tls_url(), detail)
+
+
 PROXY_CASES = [
     ("proxy-variables", http_proxy_variables), ("proxy-option", proxy_option),
-    ("no_proxy", no_proxy), ("ipv6", proxy_ipv6),
+    ("https-proxy", https_proxy), ("no_proxy", no_proxy), ("ipv6", proxy_ipv6),
 ]

@@ -257,13 +257,32 @@ class Proxy:
 
 
 class Squid(Proxy):
+    """squid as an http proxy on both loopback addresses, and as an https proxy (TLS from
+    the client to the proxy, with the suite's certificate) on 127.0.0.1:tls_port."""
+
     name = "squid"
     listens_ipv6 = True
+
+    def __init__(self, work, cert, key):
+        super().__init__(work)
+        self.cert, self.key = cert, key
+        self.tls_port = free_port()
+
+    def tls_url(self):
+        return "https://127.0.0.1:%d" % self.tls_port
+
+    def start(self, daemons):
+        super().start(daemons)
+        if not wait_listening(self.tls_port):
+            raise RuntimeError("squid did not listen on port %d: %s" % (
+                self.tls_port, tail(self.daemon_log)))
 
     def launch(self, daemons):
         lines = [
             "http_port 127.0.0.1:%d" % self.port,
             "http_port [::1]:%d" % self.port,
+            "https_port 127.0.0.1:%d tls-cert=%s tls-key=%s" % (self.tls_port, self.cert,
+                                                                 self.key),
             "acl loopback src 127.0.0.1/32 ::1",
             "http_access allow loopback",
             "http_access deny all",
