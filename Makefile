@@ -7,8 +7,8 @@
 SWIFT ?= swift
 # Debian packages the build and the tests need (checked with dpkg, installed only if missing);
 # openssl makes the throwaway TLS certificates of the HTTPS and HTTP/2 tests; tinyproxy is
-# the forward proxy of the proxy tests.
-DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx openssl tinyproxy
+# the forward proxy of the proxy tests, squid the https:// proxy (TLS to the proxy).
+DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx openssl tinyproxy squid
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Python packages of the S3 tests, from PyPI with the python3 on PATH (the one the tests
 # run): botocore signs requests for the differential SigV4 test, moto[server] is the S3 API
