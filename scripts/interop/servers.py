@@ -302,11 +302,12 @@ class Squid(Proxy):
                              self.daemon_log)
 
     def requests(self):
-        """`METHOD TARGET` of every request squid logged (native log format)."""
+        """`METHOD TARGET` of every request squid logged (native log format), without the
+        connections that ended before a request (method `-`)."""
         found = []
         for line in read_lines(self.log):
             fields = line.split()
-            if len(fields) >= 7:
+            if len(fields) >= 7 and fields[5] != "-":
                 found.append("%s %s" % (fields[5], fields[6]))
         return found
 
