@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLOURS = {"haul-curl": "#1f77b4", "haul-curl-2loops": "#aec7e8", "haul-urlsession": "#ff7f0e",
+COLOURS = {"haul-curl": "#1f77b4", "haul-curl-1loop": "#aec7e8", "haul-urlsession": "#ff7f0e",
            "multi-ref": "#2ca02c", "aria2c": "#9467bd", "wget2": "#8c564b", "rclone": "#e377c2"}
 
 
