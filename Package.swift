@@ -15,13 +15,15 @@ let package = Package(
     .systemLibrary(
       name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    // libdispatch calls missing from Swift's Dispatch overlay (libdispatch ships with Swift).
+    .systemLibrary(name: "CDispatchQueue"),
 
     // Core: manifest, transfer model, Transport protocol, scheduler. No curl, no FoundationNetworking.
     .target(name: "HaulCore", dependencies: ["CCrypto"]),
 
     // The two transports.
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
-    .target(name: "HaulURLSession", dependencies: ["HaulCore"]),
+    .target(name: "HaulURLSession", dependencies: ["HaulCore", "CDispatchQueue"]),
 
     // The command-line tool: argument tables, progress display, report files. It reads the
     // libcurl and OpenSSL versions for `--version` straight from the system libraries.

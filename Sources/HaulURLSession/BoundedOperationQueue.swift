@@ -16,7 +16,8 @@ import Foundation
 /// callback that enqueues more work must never wait for itself). Code on this queue must not
 /// wait for the session's work queue either (`URLSessionTask.cancel()` does, with
 /// `workQueue.sync`): while the work queue waits here for a free slot, that would deadlock.
-/// Such calls are sent to another queue. `addUnboundedOperation(_:)` never waits, for
+/// Such calls are sent to another queue; cancels go through `canceller`, which also makes
+/// room for them on the work queue from here. `addUnboundedOperation(_:)` never waits, for
 /// haul's own bookkeeping from Swift tasks.
 ///
 /// The operations run on a private serial dispatch queue (`underlyingQueue`), not on the
@@ -38,6 +39,9 @@ final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
   /// Where the operations run (`underlyingQueue` does not keep it alive).
   private let executionQueue = DispatchQueue(label: "haul.urlsession.delegate")
 
+  /// Cancels the session's tasks (see `TaskCanceller`).
+  let canceller = TaskCanceller()
+
   override init() {
     super.init()
     maxConcurrentOperationCount = 1
@@ -50,6 +54,7 @@ final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
       super.addOperation(block)
       return
     }
+    canceller.makeRoomIfAsked()
     slots.wait()
     let slots = self.slots
     super.addOperation {

@@ -172,12 +172,8 @@ final class URLSessionExchange: Sendable {
   /// or finished.
   ///
   /// `URLSessionTask.cancel()` waits for the session's work queue, which may itself be
-  /// waiting for the delegate queue (`BoundedOperationQueue`), so it runs elsewhere: on a
-  /// thread of its own, not the global dispatch pool. A busy work queue can keep that wait
-  /// going for seconds, and the global pool's few threads (about one per core) are also the
-  /// ones Swift's executor runs on: with four transfers cancelled at once under
-  /// `--max-rate`, the run's own tasks waited behind the blocked cancels past the 10 s exit
-  /// deadline. A stop is rare (one per failed or cancelled exchange), so a thread is cheap.
+  /// waiting for the delegate queue (`BoundedOperationQueue`) or kept busy by a flood of
+  /// body chunks, so it runs elsewhere (`TaskCanceller`).
   @discardableResult
   private func stop(_ reason: Stop) -> Bool {
     let first = state.withLock { state in
@@ -185,12 +181,7 @@ final class URLSessionExchange: Sendable {
       state.stop = reason
       return true
     }
-    if first {
-      let task = self.task
-      let canceller = Thread { task.cancel() }
-      canceller.name = "haul.urlsession.cancel"
-      canceller.start()
-    }
+    if first { delegateQueue.canceller.cancel(task) }
     return first
   }
 
