@@ -101,6 +101,7 @@ private struct FaultExchange {
   // MARK: Routes
 
   private func data(name: String) -> Bool {
+    if let flood = int("flood") { return sendFlood(flood) }
     let size = int("size") ?? 0
     let changing = options["etag"] == "changing"
     let changed = int("changeAfter").map { Int64(hit) >= $0 } ?? false
@@ -302,6 +303,32 @@ private struct FaultExchange {
     if let dropAfter, sent >= dropAfter { return false }
     if let stallAfter, !stalled, sent >= stallAfter, !pause(stallSeconds) { return false }
     return true
+  }
+
+  /// A chunked 200 of `length` bytes: one chunk of `TestContent.chunkSize` bytes, framed
+  /// once and sent again and again, so the socket is the only limit on the rate.
+  private func sendFlood(_ length: Int64) -> Bool {
+    let headers = [("Content-Type", "application/octet-stream"), ("Transfer-Encoding", "chunked")]
+    guard sendHead(status: 200, headers: headers) else { return false }
+    if request.method == "HEAD" { return true }
+    let piece = TestContent.chunkSize
+    var frame = Array((String(piece, radix: 16) + "\r\n").utf8)
+    let header = frame.count
+    frame += [UInt8](repeating: 0, count: piece) + Array("\r\n".utf8)
+    frame.withUnsafeMutableBytes { bytes in
+      TestContent.fill(
+        UnsafeMutableRawBufferPointer(rebasing: bytes[header..<(header + piece)]), seed: 1,
+        offset: 0)
+    }
+    var sent: Int64 = 0
+    while sent + Int64(piece) <= length {
+      guard server.isRunning(generation),
+        frame.withUnsafeBytes({ connection.send($0) })
+      else { return false }
+      sent += Int64(piece)
+      server.countBody(request.path, Int64(piece))
+    }
+    return connection.send("0\r\n\r\n")
   }
 
   private func pause(_ seconds: Double) -> Bool {

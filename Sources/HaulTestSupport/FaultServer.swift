@@ -41,7 +41,9 @@ import Synchronization
 ///   status line and no header at all: an HTTP/0.9 answer).
 /// - `/data` only: `ignoreRange=1` (always a full 200), `etag=changing` (every request gets
 ///   new content: seed, `ETag` and `Last-Modified` change with the hit), `endless=1` (a
-///   chunked body that never ends), `chunked=1` (the body in chunked encoding),
+///   chunked body that never ends), `flood=N` (a chunked body of about N bytes, sent as fast as the
+///   socket takes them: one 256 KiB chunk repeated, not the content of `seed`, for a body
+///   longer than a client can keep up with), `chunked=1` (the body in chunked encoding),
 ///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
 ///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
 ///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`),

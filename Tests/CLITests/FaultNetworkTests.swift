@@ -130,6 +130,31 @@ struct FaultNetworkTests {
   }
 
   @Test(arguments: transports)
+  func a_body_flooding_past_the_manifest_size_is_cut_off_as_its_size_is_crossed(
+    transport: String
+  ) async throws {
+    defer { cleanUp() }
+    let size: Int64 = 4 << 20
+    let lines = [
+      try dataLine(server, "flood", size: size, seed: 6, options: ["flood": "\(2 << 30)"])
+    ]
+    try writeManifest(lines, in: directory)
+
+    let run = try FaultRun(
+      try await HaulBinary.run(runArguments(transport, ["--retries", "3"]), in: directory),
+      reportIn: directory)
+
+    #expect(run.result.status == 1)
+    #expect(run.code(1) == "size_mismatch", "\(run.describe(1))")
+    #expect(run.attempts(1) == 1)
+    #expect(!exists(out("flood.bin")))
+    // The transfer stops at the size, not when the server does: what the server got to send
+    // is the size plus what the sockets buffer, not the 2 GiB flood.
+    let sent = server.bodyBytesSent(path: "/data/flood")
+    #expect(sent < size + (64 << 20), "the server sent \(sent) bytes")
+  }
+
+  @Test(arguments: transports)
   func a_stalled_body_times_out_and_is_retried(transport: String) async throws {
     defer { cleanUp() }
     let stall = ["stall": "20000", "stallSeconds": "30"]
