@@ -40,5 +40,7 @@ let package = Package(
       name: "TransportConformanceTests",
       dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "HaulTestSupport"]),
     .testTarget(name: "CLITests", dependencies: ["HaulCore", "HaulTestSupport"]),
+    // The CLI's pure parts (the progress display's state and lines), without running it.
+    .testTarget(name: "ProgressDisplayTests", dependencies: ["haul", "HaulCore"]),
   ]
 )

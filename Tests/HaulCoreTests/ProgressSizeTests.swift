@@ -42,3 +42,44 @@ struct ProgressSizeTests {
     #expect(try expected(requested: nil, headers: [], status: 200) == nil)
   }
 }
+
+@Suite("Progress: the run's bytes known count sizes learned for entries without one")
+final class ProgressLearnedSizesTests {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("haul-learned-\(UUID().uuidString)").path
+
+  deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+  func entry(_ line: Int, _ name: String, size: Int64?) -> ManifestEntry {
+    let url = "http://h/\(name)"
+    return ManifestEntry(
+      line: line, text: "{\"url\":\"\(url)\"}", url: URL(string: url)!, mirrors: [],
+      path: name, size: size, sha256: nil)
+  }
+
+  @Test func ended_entries_without_a_size_count_their_length_and_sized_ones_do_not() async throws {
+    let transport = ScriptedTransport { request, _ in
+      switch request.url.lastPathComponent {
+      case "unsized.bin": .init(status: 200, body: [UInt8](repeating: 1, count: 1000))
+      case "sized.bin": .init(status: 200, body: [UInt8](repeating: 2, count: 500))
+      default: .init(status: 404)
+      }
+    }
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(outputDirectory: directory, concurrency: 2, retries: 0))
+    let entries = [
+      entry(1, "unsized.bin", size: nil), entry(2, "sized.bin", size: 500),
+      entry(3, "missing.bin", size: nil),
+    ]
+    var last: ProgressSnapshot?
+    for await event in scheduler.run(entries) {
+      if case .progress(let snapshot) = event { last = snapshot }
+    }
+    let snapshot = try #require(last)
+    #expect(snapshot.completedBytes == 1500)
+    // The failed entry's size stays 0, but it is no longer one whose size is unknown.
+    #expect(snapshot.learnedBytes == 1000)
+    #expect(snapshot.learnedEntries == 2)
+  }
+}

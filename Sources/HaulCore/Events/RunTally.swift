@@ -7,6 +7,10 @@ public struct RunTally: Sendable {
   public var bytes: Int64 = 0
   /// Bytes of finished entries' files (see `ProgressSnapshot.completedBytes`).
   public var completedBytes: Int64 = 0
+  /// Of `completedBytes`, those of entries whose manifest line gives no size, and how many
+  /// such entries ended (see `ProgressSnapshot.learnedBytes`).
+  public var learnedBytes: Int64 = 0
+  public var learnedEntries = 0
   /// Entries that did not fail and whose file matched at least one expected digest.
   public var verified = 0
 

@@ -104,15 +104,25 @@ public struct ProgressSnapshot: Sendable {
   /// every finished entry (skipped and failed ones at their expected size), plus what the
   /// transfers in flight hold, resumed prefixes included.
   public var completedBytes: Int64
+  /// Sizes learned as the run goes for entries whose manifest line gives none: the length of
+  /// each such entry that ended, and the response's length (`Content-Length`, the
+  /// `Content-Range` total) or the upload's of each in flight once known. With the sizes the
+  /// manifest gives, the bytes known for the run; progress is measured against them.
+  public var learnedBytes: Int64
+  /// How many entries `learnedBytes` counts.
+  public var learnedEntries: Int
   public var active: [Active]
   /// Seconds since the run started.
   public var elapsed: Double
 
   public init(
     finished: Int, failed: Int, total: Int, bytes: Int64, expectedBytes: Int64?,
-    active: [Active], elapsed: Double, completedBytes: Int64 = 0
+    active: [Active], elapsed: Double, completedBytes: Int64 = 0, learnedBytes: Int64 = 0,
+    learnedEntries: Int = 0
   ) {
     self.completedBytes = completedBytes
+    self.learnedBytes = learnedBytes
+    self.learnedEntries = learnedEntries
     self.finished = finished
     self.failed = failed
     self.total = total

@@ -45,6 +45,8 @@ final class EntryRunner: Sendable {
     /// The ended entry's job, kept by the run until the feeder drops it (see
     /// `RunState.takeRetired`).
     var retired: EntryJob?
+    /// Whether the manifest gives the entry's size (else `completedBytes` is a size learned).
+    var sizeInManifest: Bool
   }
 
   init(scheduler: Scheduler, directory: OutputDirectory, events: SerializedEventHandler) {
@@ -89,7 +91,8 @@ final class EntryRunner: Sendable {
     do throws(TransferError) {
       local = try localFiles(for: entry)
     } catch {
-      return .ended(Ending(outcome: Scheduler.outcome(entry, error: error)))
+      return .ended(
+        Ending(outcome: Scheduler.outcome(entry, error: error), sizeInManifest: entry.size != nil))
     }
     if let (checked, size) = alreadyComplete(entry, local) {
       var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
@@ -98,7 +101,8 @@ final class EntryRunner: Sendable {
       outcome.sha256 = checked.digests[.sha256]
       outcome.digests = checked.digests
       outcome.verified = checked.verified
-      return .ended(Ending(outcome: outcome, completedBytes: size))
+      return .ended(
+        Ending(outcome: outcome, completedBytes: size, sizeInManifest: entry.size != nil))
     }
     // An entry in a subfolder holds that folder open: it waits without it.
     let kept = local.holdsDescriptor ? nil : local
@@ -210,7 +214,7 @@ final class EntryRunner: Sendable {
     if job.local?.holdsDescriptor == true { job.local = nil }
     let ending = Ending(
       outcome: outcome, completedBytes: completed, activeID: job.begun ? job.id : nil,
-      retired: job)
+      retired: job, sizeInManifest: job.entry.size != nil)
     // The event goes first: recording the last entry lets the run end and its summary go.
     events(.finished(outcome))
     state.end(ending)

@@ -29,7 +29,8 @@ final class RunState: Sendable {
     var wakeAt: Double?
     var cancelled = false
     var tally = RunTally()
-    var active: [Int: (EntryInfo, ProgressCounter)] = [:]
+    /// The transfers in flight, and whether the manifest gives each one's size.
+    var active: [Int: (info: EntryInfo, counter: ProgressCounter, sizeInManifest: Bool)] = [:]
     /// Entries handed to the run that have not ended.
     var live = 0
     /// The feeder, waiting for `live` to fall.
@@ -201,7 +202,7 @@ final class RunState: Sendable {
 
   /// Lists `job` among the transfers in flight (for the progress display).
   func activate(_ job: EntryJob) {
-    state.withLock { $0.active[job.id] = (job.info, job.counter) }
+    state.withLock { $0.active[job.id] = (job.info, job.counter, job.entry.size != nil) }
   }
 
   /// Records how an entry ended: its outcome, its bytes toward progress, its removal from
@@ -219,6 +220,10 @@ final class RunState: Sendable {
         if let id = ending.activeID { state.active[id] = nil }
         if let job = ending.retired { state.retired.append(job) }
         state.tally.completedBytes += ending.completedBytes
+        if !ending.sizeInManifest {
+          state.tally.learnedBytes += ending.completedBytes
+          state.tally.learnedEntries += 1
+        }
         state.tally.add(ending.outcome)
       }
       state.live -= endings.count
@@ -337,18 +342,25 @@ final class RunState: Sendable {
     return state.withLock { state in
       var inFlight: Int64 = 0
       var present: Int64 = 0
+      var learnedBytes = state.tally.learnedBytes
+      var learnedEntries = state.tally.learnedEntries
       let list = state.active.sorted { $0.key < $1.key }.map { _, value in
-        inFlight += value.1.moved
-        present += value.1.present
-        var entry = value.0
-        if entry.expectedBytes == nil { entry.expectedBytes = value.1.expected }
-        return ProgressSnapshot.Active(entry: entry, bytes: value.1.present)
+        inFlight += value.counter.moved
+        present += value.counter.present
+        var entry = value.info
+        if entry.expectedBytes == nil { entry.expectedBytes = value.counter.expected }
+        if !value.sizeInManifest, let learned = entry.expectedBytes {
+          learnedBytes += learned
+          learnedEntries += 1
+        }
+        return ProgressSnapshot.Active(entry: entry, bytes: value.counter.present)
       }
       return ProgressSnapshot(
         finished: state.tally.total, failed: state.tally.failed,
         total: max(expectedTotal ?? 0, state.tally.total + state.active.count),
         bytes: state.tally.bytes + inFlight, expectedBytes: expectedBytes, active: list,
-        elapsed: elapsed, completedBytes: state.tally.completedBytes + present)
+        elapsed: elapsed, completedBytes: state.tally.completedBytes + present,
+        learnedBytes: learnedBytes, learnedEntries: learnedEntries)
     }
   }
 

@@ -134,7 +134,10 @@ public actor Scheduler {
       batchSize = min(batchSize * 2, 256)
       if cancelFlag.load(ordering: .relaxed) {
         for entry in batch {
-          handOver.end(.init(outcome: Self.outcome(entry, error: Self.cancelledError)))
+          handOver.end(
+            .init(
+              outcome: Self.outcome(entry, error: Self.cancelledError),
+              sizeInManifest: entry.size != nil))
         }
         continue
       }

@@ -26,9 +26,12 @@ final class PlainProgress: ProgressDisplay {
   func finish() {}
   func restoreTerminal() {}
 
+  /// `haul: 42%, 120/302 files, 1.20 GiB of 2.00 GiB and 180 files of unknown size,
+  /// 8.00 MiB/s, ETA 1:40, 2 active`.
   static func line(_ state: ProgressState) -> String {
-    var bytes = Format.bytes(state.expectedBytes == nil ? state.bytes : state.completedBytes)
-    if let expected = state.expectedBytes { bytes += " of " + Format.bytes(expected) }
+    var bytes = Format.bytes(state.completedBytes) + " of " + Format.bytes(state.expectedBytes)
+    let unknown = state.unknownSizes
+    if unknown > 0 { bytes += " and \(unknown) \(unknown == 1 ? "file" : "files") of unknown size" }
     var line =
       "haul: \(Format.percent(state.fraction)), \(state.finished)/\(state.total) files, \(bytes), "
       + "\(Format.rate(state.rate.bytesPerSecond)), ETA \(Format.clock(state.estimatedSecondsLeft))"

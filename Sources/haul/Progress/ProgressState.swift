@@ -5,6 +5,10 @@ import HaulCore
 /// Counts of finished entries come from the `finished` events themselves, so the display
 /// never lags behind them; bytes, the entries in flight and the clock come from the sampled
 /// `progress` snapshots.
+///
+/// Progress is by bytes over the sizes known: those the manifest gives, and those learned
+/// from responses as transfers start (`ProgressSnapshot.learnedBytes`); `unknownSizes`
+/// counts the entries whose size is still unknown.
 struct ProgressState {
   var total: Int
   var succeeded = 0
@@ -13,15 +17,31 @@ struct ProgressState {
   var bytes: Int64 = 0
   /// Bytes of the run accounted for (finished files, resumed prefixes): against `expectedBytes`.
   var completedBytes: Int64 = 0
-  var expectedBytes: Int64?
+  /// The sum of the sizes the manifest gives.
+  var manifestBytes: Int64
+  /// Entries whose manifest line gives no size.
+  var entriesWithoutSize: Int
+  /// Sizes learned for those entries so far, and how many they are.
+  var learnedBytes: Int64 = 0
+  var learnedEntries = 0
   var elapsed: Double = 0
   var active: [ProgressSnapshot.Active] = []
   private(set) var rate = RateMeter()
 
-  init(total: Int, expectedBytes: Int64?) {
+  init(total: Int, manifestBytes: Int64, entriesWithoutSize: Int) {
     self.total = total
-    self.expectedBytes = expectedBytes
+    self.manifestBytes = manifestBytes
+    self.entriesWithoutSize = entriesWithoutSize
   }
+
+  /// The bytes of every size known so far.
+  var expectedBytes: Int64 {
+    let (sum, overflow) = manifestBytes.addingReportingOverflow(learnedBytes)
+    return overflow ? .max : sum
+  }
+
+  /// Entries whose size is not known yet (neither in the manifest nor from a response).
+  var unknownSizes: Int { max(0, entriesWithoutSize - learnedEntries) }
 
   var finished: Int { succeeded + skipped + failed }
 
@@ -33,7 +53,8 @@ struct ProgressState {
       total = max(total, snapshot.total)
       bytes = snapshot.bytes
       completedBytes = snapshot.completedBytes
-      if let expected = snapshot.expectedBytes { expectedBytes = expected }
+      learnedBytes = snapshot.learnedBytes
+      learnedEntries = snapshot.learnedEntries
       elapsed = snapshot.elapsed
       active = snapshot.active.sorted { $0.entry.line < $1.entry.line }
       rate.add(time: snapshot.elapsed, bytes: snapshot.bytes)
@@ -55,20 +76,21 @@ struct ProgressState {
     }
   }
 
-  /// How far the run is, 0...1: by bytes when the expected bytes are known, else by files.
+  /// How far the run is, 0...1: by bytes over the sizes known, or by files while no byte
+  /// is known to be expected.
   var fraction: Double {
     if total > 0, finished >= total { return 1 }
-    if let expected = expectedBytes, expected > 0 {
-      return min(1, Double(completedBytes) / Double(expected))
-    }
+    let expected = expectedBytes
+    if expected > 0 { return min(1, Double(completedBytes) / Double(expected)) }
     return total > 0 ? Double(finished) / Double(total) : 0
   }
 
-  /// Seconds left at the current rate, when it can be estimated.
+  /// Seconds left at the current rate for the bytes known, when it can be estimated.
   var estimatedSecondsLeft: Double? {
     if total > 0, finished >= total { return 0 }
     let rate = rate.bytesPerSecond
-    guard let expected = expectedBytes, rate > 0 else { return nil }
+    let expected = expectedBytes
+    guard expected > 0, rate > 0 else { return nil }
     return Double(max(0, expected - completedBytes)) / rate
   }
 }

@@ -16,8 +16,10 @@ struct TerminalFrame {
     // Entries already moving bytes first: the scheduler lists entries waiting for a slot too.
     let moving = state.active.filter { $0.bytes > 0 } + state.active.filter { $0.bytes <= 0 }
     let shown = moving.prefix(room)
-    for active in shown {
-      lines.append(transfer(active, width: width))
+    let sizes = shown.map(Self.size)
+    let sizeWidth = sizes.map(TextWidth.columns).max() ?? 0
+    for (active, size) in zip(shown, sizes) {
+      lines.append(transfer(active, size: pad(size, sizeWidth), width: width))
     }
     let hidden = state.active.count - shown.count
     if hidden > 0 {
@@ -26,35 +28,54 @@ struct TerminalFrame {
     return lines
   }
 
+  /// The overall line: percentage, bar, files, bytes over the sizes known (and how many
+  /// sizes are not known yet), rate, time left, failures. Where the width is short, the
+  /// count of unknown sizes is said in fewer words, then the bar goes.
   private func overall(_ state: ProgressState, width: Int) -> String {
-    var bytes = Format.bytes(state.expectedBytes == nil ? state.bytes : state.completedBytes)
-    if let expected = state.expectedBytes { bytes += " / " + Format.bytes(expected) }
-    var stats =
-      "\(state.finished)/\(state.total) files  \(bytes)  "
-      + "\(Format.rate(state.rate.bytesPerSecond))  ETA \(Format.clock(state.estimatedSecondsLeft))"
-    var failedText = ""
-    if state.failed > 0 {
-      failedText = "  \(state.failed) failed"
-      stats += failedText
-    }
+    let bytes = Format.bytes(state.completedBytes) + " / " + Format.bytes(state.expectedBytes)
+    let unknown = state.unknownSizes
+    let unknownTexts =
+      unknown == 0
+      ? [""]
+      : [
+        " + \(unknown) \(unknown == 1 ? "file" : "files") of unknown size", " + \(unknown) unknown",
+      ]
+    let failedText = state.failed > 0 ? "  \(state.failed) failed" : ""
     let percent = pad(Format.percent(state.fraction), 4)
-    let barWidth = min(40, width - TextWidth.columns(stats) - TextWidth.columns(percent) - 4)
-    guard barWidth >= 8 else {
-      return TextWidth.keepingStart(percent + "  " + stats, width: width)
+    func stats(_ unknownText: String) -> String {
+      "\(state.finished)/\(state.total) files  \(bytes)\(unknownText)  "
+        + "\(Format.rate(state.rate.bytesPerSecond))  ETA \(Format.clock(state.estimatedSecondsLeft))"
     }
-    let plain = stats.dropLast(failedText.count)
-    let failed = failedText.isEmpty ? "" : paint(failedText, "31")
-    return percent + " " + bar(state.fraction, width: barWidth) + "  " + plain + failed
+    for unknownText in unknownTexts {
+      let plain = stats(unknownText)
+      let barWidth = min(
+        40,
+        width - TextWidth.columns(plain) - TextWidth.columns(failedText)
+          - TextWidth.columns(percent) - 3)
+      if barWidth >= 8 {
+        return percent + " " + bar(state.fraction, width: barWidth) + "  " + plain
+          + paint(failedText, "31")
+      }
+    }
+    return TextWidth.keepingStart(
+      percent + "  " + stats(unknownTexts.last ?? "") + failedText, width: width)
   }
 
-  private func transfer(_ active: ProgressSnapshot.Active, width: Int) -> String {
+  /// `430 MiB / 1.00 GiB`, or `430 MiB` while the transfer's size is unknown.
+  private static func size(_ active: ProgressSnapshot.Active) -> String {
+    guard let expected = active.entry.expectedBytes else { return Format.bytes(active.bytes) }
+    return Format.bytes(active.bytes) + " / " + Format.bytes(expected)
+  }
+
+  /// One transfer in flight: direction, percentage and bar (when its size is known), bytes
+  /// over its size, and its path cut to the width (keeping the file name).
+  private func transfer(_ active: ProgressSnapshot.Active, size: String, width: Int) -> String {
     let arrow = active.entry.operation == .upload ? "↑" : "↓"
     let fraction = active.entry.expectedBytes.map { expected in
       expected > 0 ? Double(active.bytes) / Double(expected) : 1
     }
     let percent = pad(fraction.map(Format.percent) ?? "", 4)
     let barText = fraction.map { bar($0, width: 12) } ?? String(repeating: " ", count: 12)
-    let size = pad(Format.bytes(active.bytes), 10)
     let prefix = "  \(arrow) \(percent) "
     let used = TextWidth.columns(prefix) + 12 + 2 + TextWidth.columns(size) + 2
     let name = TextWidth.keepingEnd(active.entry.path, width: max(8, width - used))

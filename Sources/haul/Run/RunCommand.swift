@@ -84,8 +84,8 @@ struct RunCommand {
     let display = ProgressDisplays.make(
       quiet: options.quiet || options.events,
       state: ProgressState(
-        total: statistics.entries,
-        expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil))
+        total: statistics.entries, manifestBytes: statistics.knownBytes,
+        entriesWithoutSize: statistics.entriesWithoutSize))
     let signals = SignalWatcher(
       onFirst: {
         Task { await scheduler.cancel() }
