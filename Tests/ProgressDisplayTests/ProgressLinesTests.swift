@@ -46,6 +46,7 @@ struct ProgressLinesTests {
     let overall = frame(columns: 80).lines(partlyKnown())[0]
     #expect(overall.contains("+ 180 unknown"), "\(overall)")
     #expect(overall.contains("1.00 GiB"), "\(overall)")
+    #expect(overall.contains("█"), "\(overall)")
   }
 
   @Test func a_transfer_of_known_size_shows_its_percentage_and_total() {

@@ -30,24 +30,25 @@ struct TerminalFrame {
 
   /// The overall line: percentage, bar, files, bytes over the sizes known (and how many
   /// sizes are not known yet), rate, time left, failures. Where the width is short, the
-  /// count of unknown sizes is said in fewer words, then the bar goes.
+  /// count of unknown sizes is said in fewer words, then the word "files" goes, then the bar.
   private func overall(_ state: ProgressState, width: Int) -> String {
     let bytes = Format.bytes(state.completedBytes) + " / " + Format.bytes(state.expectedBytes)
     let unknown = state.unknownSizes
-    let unknownTexts =
+    let candidates: [(unknown: String, files: String)] =
       unknown == 0
-      ? [""]
+      ? [("", " files"), ("", "")]
       : [
-        " + \(unknown) \(unknown == 1 ? "file" : "files") of unknown size", " + \(unknown) unknown",
+        (" + \(unknown) \(unknown == 1 ? "file" : "files") of unknown size", " files"),
+        (" + \(unknown) unknown", " files"), (" + \(unknown) unknown", ""),
       ]
     let failedText = state.failed > 0 ? "  \(state.failed) failed" : ""
     let percent = pad(Format.percent(state.fraction), 4)
-    func stats(_ unknownText: String) -> String {
-      "\(state.finished)/\(state.total) files  \(bytes)\(unknownText)  "
+    func stats(_ candidate: (unknown: String, files: String)) -> String {
+      "\(state.finished)/\(state.total)\(candidate.files)  \(bytes)\(candidate.unknown)  "
         + "\(Format.rate(state.rate.bytesPerSecond))  ETA \(Format.clock(state.estimatedSecondsLeft))"
     }
-    for unknownText in unknownTexts {
-      let plain = stats(unknownText)
+    for candidate in candidates {
+      let plain = stats(candidate)
       let barWidth = min(
         40,
         width - TextWidth.columns(plain) - TextWidth.columns(failedText)
@@ -58,7 +59,7 @@ struct TerminalFrame {
       }
     }
     return TextWidth.keepingStart(
-      percent + "  " + stats(unknownTexts.last ?? "") + failedText, width: width)
+      percent + "  " + stats(candidates[candidates.count - 1]) + failedText, width: width)
   }
 
   /// `430 MiB / 1.00 GiB`, or `430 MiB` while the transfer's size is unknown.
