@@ -17,9 +17,11 @@ let package = Package(
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // libdispatch calls missing from Swift's Dispatch overlay (libdispatch ships with Swift).
     .systemLibrary(name: "CDispatchQueue"),
+    // <sys/xattr.h> of the C library, which the Glibc module leaves out.
+    .systemLibrary(name: "CXattr"),
 
     // Core: manifest, transfer model, Transport protocol, scheduler. No curl, no FoundationNetworking.
-    .target(name: "HaulCore", dependencies: ["CCrypto"]),
+    .target(name: "HaulCore", dependencies: ["CCrypto", "CXattr"]),
 
     // The two transports.
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),

@@ -124,6 +124,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
       progress.store(offset)
       if let total { progress.store(expected: total) }
       local.noteLastModified(head.value(for: "Last-Modified"))
+      local.noteETag(of: head)
       var state = stateTemplate
       state.validator = Validator.from(head)
       state.total = total

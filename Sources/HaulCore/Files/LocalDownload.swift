@@ -17,13 +17,17 @@ public final class LocalDownload: @unchecked Sendable {
   public let path: String
   /// Kept alive while `parent` may be its own root descriptor.
   private let directory: OutputDirectory
-  private let parent: Int32
-  private let leaf: String
+  let parent: Int32
+  let leaf: String
   private let durable: Bool
   /// Whether a finished file gets the server's `Last-Modified` as its mtime.
   private let remoteTime: Bool
   /// The final response's `Last-Modified`, noted by the sink as the head arrives.
   private let lastModified = Mutex<Int?>(nil)
+  /// Whether a finished file keeps its ETag in `RefreshCheck.etagAttribute` (`--refresh`).
+  let recordsETag: Bool
+  /// The final response's ETag, noted by the sink when `recordsETag`.
+  let etag = Mutex<String?>(nil)
   /// The state file's bookkeeping, under one lock with every state write and `finish`.
   private struct StateFile {
     /// Whether `finish` put the file in place; guards every state write.
@@ -38,11 +42,14 @@ public final class LocalDownload: @unchecked Sendable {
   public var stateName: String { leaf + ".haul-state" }
 
   /// Opens the parent folder of `path` in `directory`, creating folders as needed.
-  /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut.
+  /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut;
+  /// `recordsETag` (`--refresh`) keeps the server's ETag with it.
   public init(
-    directory: OutputDirectory, path: String, durable: Bool, remoteTime: Bool = false
+    directory: OutputDirectory, path: String, durable: Bool, remoteTime: Bool = false,
+    recordsETag: Bool = false
   ) throws(TransferError) {
     self.remoteTime = remoteTime
+    self.recordsETag = recordsETag
     (parent, leaf) = try directory.parent(of: path, create: true, sharingRoot: true)
     self.directory = directory
     self.path = path
@@ -170,6 +177,7 @@ public final class LocalDownload: @unchecked Sendable {
   /// data is fsync'ed before the rename and the folder after it.
   public func finish(partial fd: Int32) throws(TransferError) {
     try applyRemoteTime(fd)
+    if recordsETag { recordETag(fd) }
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
     try stateFile.withLock { file throws(TransferError) in
       let (renamed, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
@@ -209,10 +217,11 @@ public final class LocalDownload: @unchecked Sendable {
   }
 
   /// Deletes the partial file and its state (after a size or digest mismatch: its bytes
-  /// are known bad).
+  /// are known bad; after a 304 to `--refresh`: the file in place is current). The state
+  /// is unlinked only when one may exist, as in `finish`.
   public func discardPartial() {
     unlinkat(parent, partialName, 0)
-    unlinkat(parent, stateName, 0)
+    if stateFile.withLock({ $0.mayExist }) { unlinkat(parent, stateName, 0) }
   }
 
   /// The digests of `algorithms` and the length of the destination file, or `nil` when it

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// URL credentials (`user:password@`) become an `Authorization: Basic` header of the
 /// transfer's own, and the URL sent never carries them. The transfer's own headers go only
-/// to its original origin: a hop to another scheme, host or port gets none.
+/// to its original origin: a hop to another scheme, host or port gets none. The request's
+/// `conditions` go to every hop, after the headers.
 package struct RedirectWalk: Sendable {
   /// The request to send next.
   package private(set) var hop: TransferRequest
@@ -16,13 +17,16 @@ package struct RedirectWalk: Sendable {
   private let policy: RedirectPolicy
   private let originalURL: URL
   private let ownHeaders: [HTTPField]
+  private let conditions: [HTTPField]
 
   package init(_ request: TransferRequest, maxRedirects: Int = 10) {
     policy = RedirectPolicy(maxRedirects: maxRedirects)
     (originalURL, ownHeaders) = Exchange.separateCredentials(request.url, headers: request.headers)
+    conditions = request.conditions
     hop = request
     hop.url = originalURL
-    hop.headers = ownHeaders
+    hop.conditions = []
+    hop.headers = conditions.isEmpty ? ownHeaders : ownHeaders + conditions
   }
 
   /// Takes the answer to `hop`: returns `true` when `hop` now holds the redirect to send,
@@ -44,7 +48,7 @@ package struct RedirectWalk: Sendable {
         hop.method = method
         hop.body = nil
       }
-      hop.headers = Origin(url) == Origin(originalURL) ? ownHeaders : []
+      hop.headers = (Origin(url) == Origin(originalURL) ? ownHeaders : []) + conditions
       return true
     }
   }

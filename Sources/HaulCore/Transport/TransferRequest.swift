@@ -15,6 +15,11 @@ public struct TransferRequest: Sendable {
   public var range: ByteRange?
   /// The validator sent as `If-Range` with `range` (a strong ETag or an HTTP date).
   public var ifRange: String?
+  /// The fields of a conditional request (`--refresh`: `If-None-Match`,
+  /// `If-Modified-Since`). Unlike `headers` they go to every redirect hop, also to another
+  /// origin: they describe the local copy, not the user, and the ETag they carry came from
+  /// the final hop. `RedirectWalk` adds them to each hop's `headers`.
+  public var conditions: [HTTPField] = []
   /// The request body, for uploads; streamed from the file, never loaded whole.
   public var body: RequestBody?
   /// A transfer that moves no byte for this many seconds fails with `timeout`.
