@@ -57,11 +57,14 @@ public struct EntryOutcome: Sendable, Hashable {
   public var verified: [String]
   /// Set for failures only.
   public var error: TransferError?
+  /// What `--refresh` found, for an entry whose file in place it re-checked.
+  public var refresh: RefreshResult?
 
   public init(
     line: Int, text: String, url: String, path: String, operation: ManifestEntry.Operation,
     status: Status, bytes: Int64, attempts: Int, seconds: Double, sha256: String?,
-    error: TransferError?, digests: DigestValues = DigestValues(), verified: [String] = []
+    error: TransferError?, digests: DigestValues = DigestValues(), verified: [String] = [],
+    refresh: RefreshResult? = nil
   ) {
     self.line = line
     self.text = text
@@ -76,6 +79,7 @@ public struct EntryOutcome: Sendable, Hashable {
     self.digests = digests
     self.verified = verified
     self.error = error
+    self.refresh = refresh
   }
 }
 

@@ -97,6 +97,7 @@ public enum ReportJSON {
     object.add("path", outcome.path)
     object.add("op", outcome.operation.rawValue)
     object.add("status", outcome.status.rawValue)
+    if let refresh = outcome.refresh { object.add("refresh", refresh.rawValue) }
     object.add("bytes", outcome.bytes)
     object.add("attempts", outcome.attempts)
     object.add("seconds", outcome.seconds)

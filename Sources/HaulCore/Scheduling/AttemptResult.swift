@@ -23,4 +23,6 @@ struct AttemptSuccess: Sendable {
   var digests = DigestValues()
   /// What the file was checked against and matched (`ExpectedDigest.source`), in order.
   var verified: [String] = []
+  /// A `--refresh` check found the file in place current: nothing was downloaded.
+  var unchanged = false
 }

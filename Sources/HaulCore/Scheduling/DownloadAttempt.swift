@@ -17,17 +17,20 @@ final class DownloadAttempt: @unchecked Sendable {
   let local: LocalDownload
   let request: TransferRequest
   let sink: DownloadSink
+  /// Whether the request is a `--refresh` check, which a 304 answers.
+  let refreshing: Bool
   private let fd: Int32
 
   private init(
     entry: ManifestEntry, local: LocalDownload, request: TransferRequest, sink: DownloadSink,
-    fd: Int32
+    fd: Int32, refreshing: Bool
   ) {
     self.entry = entry
     self.local = local
     self.request = request
     self.sink = sink
     self.fd = fd
+    self.refreshing = refreshing
   }
 
   /// What `judge` found.
@@ -38,11 +41,15 @@ final class DownloadAttempt: @unchecked Sendable {
     case restart(String)
     /// The attempt failed.
     case failed(AttemptFailure)
+    /// A `--refresh` check was answered 304: the file in place is current, and the partial
+    /// file is gone.
+    case unchanged
   }
 
   /// Opens the partial file and builds the request for `base` (the entry's request to this
   /// source). `fresh` ignores any resumable prefix. A prefix that cannot be hashed back
-  /// asks for a restart; other local errors fail the attempt.
+  /// asks for a restart; other local errors fail the attempt. With `refresh`, the request
+  /// asks whether the file in place changed (`RefreshCheck.fields`).
   ///
   /// The digests computed are the entry's expected ones, SHA-256 too when `hashes` (the
   /// digest is shown), and with `serverDigests` those a resumed partial's first response
@@ -50,7 +57,7 @@ final class DownloadAttempt: @unchecked Sendable {
   /// hashed, which matters on small files.
   static func prepare(
     _ entry: ManifestEntry, base: TransferRequest, local: LocalDownload, counter: ProgressCounter,
-    fresh: Bool, hashes: Bool, serverDigests: Bool
+    fresh: Bool, hashes: Bool, serverDigests: Bool, refresh: RefreshCheck? = nil
   ) -> Result<DownloadAttempt, Verdict> {
     if !fresh, let size = entry.size {
       do throws(TransferError) {
@@ -103,16 +110,21 @@ final class DownloadAttempt: @unchecked Sendable {
       request.range = ByteRange(start: resumeFrom)
       request.ifRange = state.validator
     }
+    if let refresh { request.conditions = refresh.fields }
     let sink = DownloadSink(
       fd: fd, local: local, hasher: hasher, requested: request.range, expectedSize: entry.size,
       state: state, progress: counter, readsServerDigests: serverDigests)
     return .success(
-      DownloadAttempt(entry: entry, local: local, request: request, sink: sink, fd: fd))
+      DownloadAttempt(
+        entry: entry, local: local, request: request, sink: sink, fd: fd,
+        refreshing: refresh != nil))
   }
 
   /// Reads how the exchange ended: writes out what the sink still holds (also after a
   /// failure, so the next attempt resumes from every byte received) and checks the body's
-  /// length against the response and the manifest.
+  /// length against the response and the manifest. A refresh check answered 304 removes
+  /// the partial file (and any state a failed earlier attempt left): the file in place is
+  /// the current version.
   func judge(_ result: Result<TransferResponse, TransferError>) -> Verdict {
     let response: TransferResponse
     switch result {
@@ -135,6 +147,10 @@ final class DownloadAttempt: @unchecked Sendable {
     let length: Int64
     switch sink.plan {
     case .none, .discard:
+      if refreshing, response.head.status == 304 {
+        local.discardPartial()
+        return .unchanged
+      }
       return .failed(AttemptFailure.http(response.head))
     case .restart:
       return .restart("the partial file is not a prefix of the resource")

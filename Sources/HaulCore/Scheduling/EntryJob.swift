@@ -21,6 +21,8 @@ final class EntryJob: @unchecked Sendable {
   let counter = ProgressCounter()
   /// The entry's local files, for downloads; opened when the entry starts if not before.
   var local: LocalDownload?
+  /// For a `--refresh` check of a file in place: what each attempt asks the server.
+  var refresh: RefreshCheck?
   /// Attempts made so far, over all sources.
   var attempts = 0
   /// Whether the entry is listed among the transfers in flight and its `started` sent.
@@ -98,7 +100,8 @@ extension EntryJob: TransportJob {
     if let local {
       switch DownloadAttempt.prepare(
         entry, base: base, local: local, counter: counter, fresh: fresh,
-        hashes: runner.options.digestsWithoutChecksum, serverDigests: runner.options.serverDigests)
+        hashes: runner.options.digestsWithoutChecksum, serverDigests: runner.options.serverDigests,
+        refresh: refresh)
       {
       case .success(let attempt):
         download = attempt
@@ -107,8 +110,8 @@ extension EntryJob: TransportJob {
         return restart(reason)
       case .failure(.failed(let failure)):
         return escalate(failure)
-      case .failure(.received):
-        preconditionFailure("prepare never reports a received body")
+      case .failure(.received), .failure(.unchanged):
+        preconditionFailure("prepare never reports a response")
       }
     }
     switch UploadAttempt.prepare(
@@ -157,6 +160,10 @@ extension EntryJob: TransportJob {
       attempt.end()
       download = nil
       return restart(reason)
+    case .unchanged:
+      attempt.end()
+      download = nil
+      return succeed(AttemptSuccess(unchanged: true))
     case .received:
       guard attempt.digestIsReady else {
         // A large body's digest is finished by its worker thread: wait for it in a task.

@@ -124,6 +124,7 @@ extension EntryRunner {
         local.discardPartial()
         throw mismatch.transferError
       }
+      local.noteETag(state.validator)
       try local.finish(partial: fd)
       return .success(Success(sha256: digests[.sha256], digests: digests, verified: verified))
     } catch {

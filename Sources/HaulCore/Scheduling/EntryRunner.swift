@@ -95,6 +95,14 @@ final class EntryRunner: Sendable {
         Ending(outcome: Scheduler.outcome(entry, error: error), sizeInManifest: entry.size != nil))
     }
     if let (checked, size) = alreadyComplete(entry, local) {
+      if options.refresh, entry.size == nil, entry.expectedDigests.isEmpty,
+        let check = local.refreshCheck()
+      {
+        let job = EntryJob(
+          entry, runner: self, local: local.holdsDescriptor ? nil : local, expectedBytes: nil)
+        job.refresh = check
+        return .job(job)
+      }
       var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
       outcome.status = .skipped
       outcome.error = nil
@@ -142,7 +150,7 @@ final class EntryRunner: Sendable {
   func localFiles(for entry: ManifestEntry) throws(TransferError) -> LocalDownload {
     try LocalDownload(
       directory: directory, path: entry.path, durable: options.fsync,
-      remoteTime: options.remoteTime)
+      remoteTime: options.remoteTime, recordsETag: options.refresh)
   }
 
   /// Starts jobs that hold their first slot: on the engine when it may carry them, each
@@ -151,7 +159,9 @@ final class EntryRunner: Sendable {
     guard !jobs.isEmpty else { return }
     var carried: [any TransportJob] = []
     for job in jobs {
-      if engine != nil, !(job.entry.operation == .download && maySegment(job.entry)) {
+      if engine != nil,
+        !(job.entry.operation == .download && job.refresh == nil && maySegment(job.entry))
+      {
         carried.append(job)
       } else {
         spawn(job) { [self] in await run(job, holdingSlot: true) }
@@ -199,12 +209,17 @@ final class EntryRunner: Sendable {
     let completed: Int64
     switch result {
     case .success(let success):
-      outcome.status = .ok
+      outcome.status = success.unchanged ? .skipped : .ok
       outcome.error = nil
       outcome.sha256 = success.sha256
       outcome.digests = success.digests
       outcome.verified = success.verified
-      completed = job.counter.present
+      if let check = job.refresh {
+        outcome.refresh = success.unchanged ? .unchanged : .changed
+        completed = success.unchanged ? check.size : job.counter.present
+      } else {
+        completed = job.counter.present
+      }
     case .failure(let failure):
       outcome.error = failure.error
       completed = job.entry.size ?? 0
@@ -404,7 +419,8 @@ final class EntryRunner: Sendable {
     -> Result<Success, Failure>
   {
     let entry = job.entry
-    if maySegment(entry),
+    // A refresh check is one conditional request: its answer is not split in segments.
+    if job.refresh == nil, maySegment(entry),
       let result = await downloadSegmented(
         entry, from: url, into: local, counter: job.counter, job: job)
     {
@@ -415,7 +431,8 @@ final class EntryRunner: Sendable {
       let attempt: DownloadAttempt
       switch DownloadAttempt.prepare(
         entry, base: request(entry, url), local: local, counter: job.counter, fresh: fresh,
-        hashes: options.digestsWithoutChecksum, serverDigests: options.serverDigests)
+        hashes: options.digestsWithoutChecksum, serverDigests: options.serverDigests,
+        refresh: job.refresh)
       {
       case .success(let prepared):
         attempt = prepared
@@ -425,8 +442,8 @@ final class EntryRunner: Sendable {
         if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
         fresh = true
         continue
-      case .failure(.received):
-        preconditionFailure("prepare never reports a received body")
+      case .failure(.received), .failure(.unchanged):
+        preconditionFailure("prepare never reports a response")
       }
       defer { attempt.end() }
       let response: Result<TransferResponse, TransferError>
@@ -443,6 +460,8 @@ final class EntryRunner: Sendable {
         if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
         fresh = true
         continue
+      case .unchanged:
+        return .success(Success(unchanged: true))
       case .received:
         let digests = attempt.sink.hashes ? await attempt.sink.digest() : nil
         return attempt.complete(digests: digests)

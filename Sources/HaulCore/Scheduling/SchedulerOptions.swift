@@ -17,6 +17,10 @@ public struct SchedulerOptions: Sendable {
   /// Give each finished download the mtime of its final response's `Last-Modified`
   /// (on unless `--no-remote-time`).
   public var remoteTime = true
+  /// Re-check a download whose destination exists and whose entry expects no `size` and no
+  /// digest with a conditional request (`--refresh`), instead of skipping it; such runs
+  /// also record each downloaded file's ETag (`RefreshCheck`).
+  public var refresh = false
   /// First retry delay in seconds; doubles per retry, with jitter.
   public var backoffBase: Double
   /// Longest retry delay in seconds (a server's `Retry-After` may ask for more, up to 600).

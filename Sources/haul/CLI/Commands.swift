@@ -86,6 +86,9 @@ enum Commands {
         "no-remote-time",
         help: "keep the download time as each file's mtime, not the server's Last-Modified"),
       OptionSpec(
+        "refresh",
+        help: "re-check files in place without size/sha256 with a conditional request"),
+      OptionSpec(
         "failed", value: "FILE", help: "write the manifest lines of failed transfers to FILE"),
       checksums,
       OptionSpec(

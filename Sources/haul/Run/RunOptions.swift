@@ -43,6 +43,8 @@ struct RunOptions: Sendable {
   var proxyRules = ProxyRules.direct
   /// `--no-remote-time`: keep the download time as each file's mtime.
   var noRemoteTime = false
+  /// `--refresh`: re-check destinations in place whose entry gives no size or digest.
+  var refresh = false
 
   /// What `--s3`, `--s3-endpoint`, `--s3-region` and `--s3-addressing` asked for; resolved
   /// with the credentials by `S3Setup` when the run starts.
@@ -123,6 +125,7 @@ struct RunOptions: Sendable {
     quiet = parsed.has("quiet")
     fsync = parsed.has("fsync")
     noRemoteTime = parsed.has("no-remote-time")
+    refresh = parsed.has("refresh")
     serverDigests = !parsed.has("no-server-digests")
     proxyRules = try RunOptions.proxyRules(
       parsed, transport: transport, environment: ProcessInfo.processInfo.environment)
@@ -149,6 +152,7 @@ struct RunOptions: Sendable {
       interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize,
       digestsWithoutChecksum: report != nil || events, serverDigests: serverDigests)
     options.remoteTime = !noRemoteTime
+    options.refresh = refresh
     return options
   }
 
