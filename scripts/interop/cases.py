@@ -272,14 +272,14 @@ def refresh(context, origin, transport):
     if not context.haul.offers("--refresh"):
         raise NotApplicable("haul run --help does not list --refresh yet")
     served = os.path.join(origin.docroot, "refresh.txt")
-    write_version(served, b"first version\n", SERVED_TIME)
+    write_version(origin, served, b"first version\n", SERVED_TIME)
     folder = context.folder("refresh")
     lines = [{"url": origin.url("/refresh.txt"), "path": "refresh.txt"}]
     check_ok(context.haul.run(folder, lines, transport), 1)
     again = context.haul.run(folder, lines, transport, ["--refresh"])
     check(again.status == 0 and [(t["status"], t.get("refresh")) for t in again.transfers]
           == [("skipped", "unchanged")], "unchanged file: " + again.brief())
-    write_version(served, b"second, longer version\n", SERVED_TIME + 3600)
+    write_version(origin, served, b"second, longer version\n", SERVED_TIME + 3600)
     changed = context.haul.run(folder, lines, transport, ["--refresh"])
     check(changed.status == 0 and [(t["status"], t.get("refresh")) for t in
                                    changed.transfers] == [("ok", "changed")],
@@ -289,12 +289,15 @@ def refresh(context, origin, transport):
     return "unchanged kept (304), changed fetched"
 
 
-def write_version(path, content, mtime):
+def write_version(origin, path, content, mtime):
+    """Puts a new version of a served file in place, and waits until `origin` has seen it: a
+    user refreshes after the server noticed the change, not within its stat cache."""
     staged = path + ".new"
     with open(staged, "wb") as f:
         f.write(content)
     os.utime(staged, (mtime, mtime))
     os.replace(staged, path)
+    time.sleep(origin.stat_cache_seconds)
 
 
 ORIGIN_CASES = [

@@ -36,6 +36,9 @@ class Origin:
 
     name = ""
     takes_puts = False
+    # Seconds the server may keep answering from what it knew of a file before it changed
+    # (lighttpd caches a file's stat, and so its ETag and Last-Modified, for about a second).
+    stat_cache_seconds = 0
 
     def __init__(self, work, cert, key):
         self.folder = os.path.join(work, self.name)
@@ -125,6 +128,7 @@ class Apache2(Origin):
 class Lighttpd(Origin):
     name = "lighttpd"
     takes_puts = True
+    stat_cache_seconds = 2
 
     def launch(self, daemons):
         lines = [
