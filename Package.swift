@@ -19,6 +19,8 @@ let package = Package(
     .systemLibrary(name: "CDispatchQueue"),
     // <sys/xattr.h> of the C library, which the Glibc module leaves out.
     .systemLibrary(name: "CXattr"),
+    // <malloc.h> of the C library (mallopt), for the executable's allocator settings.
+    .systemLibrary(name: "CMalloc"),
 
     // Core: manifest, transfer model, Transport protocol, scheduler. No curl, no FoundationNetworking.
     .target(name: "HaulCore", dependencies: ["CCrypto", "CXattr"]),
@@ -30,7 +32,8 @@ let package = Package(
     // The command-line tool: argument tables, progress display, report files. It reads the
     // libcurl and OpenSSL versions for `--version` straight from the system libraries.
     .executableTarget(
-      name: "haul", dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "CCurl", "CCrypto"]),
+      name: "haul",
+      dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "CCurl", "CCrypto", "CMalloc"]),
 
     // Test doubles and fixtures: fault-injecting server, nginx, fake transport.
     .target(name: "HaulTestSupport", dependencies: ["HaulCore"]),
