@@ -83,7 +83,9 @@ public struct Manifest: Sendable {
         if refusesIPv6Literals, let problem = ipv6LiteralProblem(bytes, line: number) {
           throw error(line: number, problem)
         }
-        if checked.operation == .upload, let problem = uploadFileProblem(checked.path) {
+        if checked.operation == .upload,
+          let problem = Self.uploadFileProblem(checked.path, in: outputDirectory)
+        {
           throw error(line: number, problem)
         }
         if checked.operation == .download,
@@ -138,8 +140,13 @@ public struct Manifest: Sendable {
   /// costs a second parse per line only with such a transport.
   func ipv6LiteralProblem(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> String? {
     guard let entry = try? ManifestLineParser.parse(bytes, line: line, s3: s3) else { return nil }
-    for (index, source) in entry.sources.enumerated()
-    where ManifestURL.hasIPv6LiteralHost(source) {
+    return Self.ipv6LiteralProblem(sources: entry.sources)
+  }
+
+  /// Why an entry with `sources` cannot run when `refusesIPv6Literals`: the first source
+  /// whose host is an IPv6 literal.
+  static func ipv6LiteralProblem(sources: [URL]) -> String? {
+    for (index, source) in sources.enumerated() where ManifestURL.hasIPv6LiteralHost(source) {
       let field = index == 0 ? "\"url\"" : "\"mirrors\" item \(index)"
       return "\(field) has an IPv6 literal host, which the URLSession transport cannot reach "
         + "(a swift-corelibs-foundation limit); use --transport curl"
@@ -165,9 +172,9 @@ public struct Manifest: Sendable {
     ManifestError(manifest: displayName, line: line, reason: reason)
   }
 
-  /// Why the upload file at `relativePath` cannot be sent, or `nil` when it is a regular
-  /// file (possibly through a symbolic link).
-  private func uploadFileProblem(_ relativePath: String) -> String? {
+  /// Why the upload file at `relativePath` under `outputDirectory` cannot be sent, or `nil`
+  /// when it is a regular file (possibly through a symbolic link).
+  static func uploadFileProblem(_ relativePath: String, in outputDirectory: String) -> String? {
     let directory = outputDirectory.isEmpty ? "." : outputDirectory
     var status = stat()
     guard stat(directory + "/" + relativePath, &status) == 0 else {
