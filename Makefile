@@ -54,11 +54,13 @@ release: deps
 
 # The CLI tests run the built `haul` binary, so build it before testing. They start many
 # haul processes and servers, so they run after the library suites rather than beside them
-# (two cores are shared by everything).
+# (two cores are shared by everything). Last, the example package embeds the library and
+# runs against a local nginx.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter 'HaulCoreTests|TransportConformanceTests|ProgressDisplayTests'
 	$(SWIFT) test --skip-build --filter 'CLITests'
+	SWIFT=$(SWIFT) ./Examples/run
 
 # The interop suite (scripts/interop/run): haul through both transports against the servers
 # people run, each started on loopback by the suite; scripts/interop/install installs what is
