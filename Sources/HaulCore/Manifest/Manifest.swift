@@ -1,8 +1,9 @@
 import Foundation
 
-/// A manifest file: JSON Lines of transfers (see SPEC.md, "Manifest"), read as a stream.
+/// A manifest file: JSON Lines, one transfer per line (its fields: docs/manual.md,
+/// "Manifest"), read as a stream.
 ///
-/// Reading rules, beyond SPEC.md's table (details in `ManifestLineParser`,
+/// Reading rules, beyond the fields' own (details in `ManifestLineParser`,
 /// `ManifestLineReader`, `ManifestPath`, `ManifestDestinations`):
 /// - a line whose first character other than spaces and tabs is `#` is a comment; a line of
 ///   only spaces and tabs is blank; both are skipped but must still be valid UTF-8;

@@ -2,7 +2,7 @@
 /// host's current limit to one host, first come first served among those whose host has
 /// room.
 ///
-/// It also carries SPEC.md's "Polite per host" rule: a 429 or 503 halves that host's limit
+/// It also carries the politeness rule (docs/behaviour.md): a 429 or 503 halves a host's limit
 /// (never below 1) and holds new requests to it until its `Retry-After` has passed; the limit
 /// grows back by one after each 10 s without such an answer, up to `perHost`. And a host
 /// that is down (see `Scheduler`'s connectivity wait) gets nothing new until it is back.
