@@ -41,6 +41,9 @@ let package = Package(
     .executableTarget(name: "haul-fault-server", dependencies: ["HaulTestSupport"]),
 
     .testTarget(name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"]),
+    .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
+    // The fixtures' own behaviour, so a failure elsewhere can be trusted to be haul's.
+    .testTarget(name: "HaulTestSupportTests", dependencies: ["HaulCore", "HaulTestSupport"]),
     .testTarget(
       name: "TransportConformanceTests",
       dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "HaulTestSupport"]),

@@ -61,7 +61,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
   ]
 
   @Test(arguments: good)
-  func readsChecksumLine(_ testCase: ChecksumLineCase) throws {
+  func reads_checksum_line(_ testCase: ChecksumLineCase) throws {
     var line = testCase.line
     let parsed = try line.withUTF8 { try ChecksumLine.parse($0) }
     guard let algorithm = testCase.algorithm else {
@@ -85,7 +85,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
   ]
 
   @Test(arguments: bad)
-  func rejectsWhatIsNoChecksumLine(_ line: String, _ reason: String) {
+  func rejects_what_is_no_checksum_line(_ line: String, _ reason: String) {
     var text = line
     #expect {
       try text.withUTF8 { try ChecksumLine.parse($0) }
@@ -96,7 +96,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
 
   // MARK: - Files
 
-  @Test func tableReadsSeveralFilesByPath() throws {
+  @Test func table_reads_several_files_by_path() throws {
     let fixture = ManifestFixture()
     let sums256 = fixture.file("SHA256SUMS", ["\(Self.sha256)  a", "\(Self.sha256) *b"])
     let sums = fixture.file("MD5SUMS", ["# md5", "", "MD5 (./a) = \(Self.md5)"])
@@ -108,13 +108,13 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
     #expect(table.place(of: .md5, for: "a") == "\(sums):3")
   }
 
-  @Test func repeatedIdenticalDigestIsFine() throws {
+  @Test func repeated_identical_digest_is_fine() throws {
     let fixture = ManifestFixture()
     let sums = fixture.file("SUMS", ["\(Self.md5)  a", "MD5 (a) = \(Self.md5.uppercased())"])
     #expect(try ChecksumTable(reading: [sums]).digests(for: "a") == [.md5: Self.md5])
   }
 
-  @Test func contradictionBetweenFilesNamesBothPlaces() throws {
+  @Test func contradiction_between_files_names_both_places() throws {
     let fixture = ManifestFixture()
     let first = fixture.file("one", ["\(Self.md5)  x/a"])
     let second = fixture.file("two", ["", "\(String(repeating: "9", count: 32))  ./x/a"])
@@ -127,7 +127,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
     }
   }
 
-  @Test func badLineNamesItsFileAndLine() throws {
+  @Test func bad_line_names_its_file_and_line() throws {
     let fixture = ManifestFixture()
     let sums = fixture.file("SUMS", ["\(Self.md5)  a", "garbage"])
     #expect(
@@ -139,7 +139,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
     }
   }
 
-  @Test func missingFileIsUnreadable() throws {
+  @Test func missing_file_is_unreadable() throws {
     let fixture = ManifestFixture()
     #expect {
       try ChecksumTable(reading: [fixture.directory + "/nope"])
@@ -149,7 +149,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
     }
   }
 
-  @Test func clearSignedFileIsReadThroughItsArmor() throws {
+  @Test func clear_signed_file_is_read_through_its_armor() throws {
     let fixture = ManifestFixture()
     let sums = fixture.file(
       "CHECKSUM",
@@ -180,7 +180,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
 
   // MARK: - Applied to a manifest
 
-  @Test func downloadsGetTheDigestsOfTheirPath() throws {
+  @Test func downloads_get_the_digests_of_their_path() throws {
     let fixture = ManifestFixture()
     let sums = fixture.file("SHA256SUMS", ["\(Self.sha256)  a.iso", "\(Self.sha256)  unused.iso"])
     let md5sums = fixture.file("MD5SUMS", ["\(Self.md5)  d/b.iso"])
@@ -199,7 +199,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
     #expect(entries[1].checksumDigests.isEmpty)
   }
 
-  @Test func contradictionWithTheManifestNamesBothPlaces() throws {
+  @Test func contradiction_with_the_manifest_names_both_places() throws {
     let fixture = ManifestFixture()
     let sums = fixture.file("SUMS", ["# list", "\(Self.sha1)  b"])
     var manifest = fixture.manifest(lines: [
@@ -211,7 +211,7 @@ struct ChecksumLineCase: Sendable, CustomTestStringConvertible {
     #expect(error.description == #"m.jsonl:3: "sha1" differs from the one at \#(sums):2"#)
   }
 
-  @Test func uploadsAreNotGivenChecksums() throws {
+  @Test func uploads_are_not_given_checksums() throws {
     let fixture = ManifestFixture()
     fixture.createFile("up.bin")
     let sums = fixture.file("SUMS", ["\(Self.md5)  up.bin"])

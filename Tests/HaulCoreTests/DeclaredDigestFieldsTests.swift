@@ -15,7 +15,7 @@ import Testing
     ResponseHead(status: status, headers: fields.map { HTTPField($0.0, $0.1) })
   }
 
-  @Test func everyFormOfAFullResponseDeclaresTheContentsDigests() throws {
+  @Test func every_form_of_a_full_response_declares_the_contents_digests() throws {
     let fields = DeclaredDigestFields.fields(Self.every, seed: 3, size: 5000, part: 0..<5000)
     let declared = ServerDigests.declared(by: head(200, fields))
     let actual = DeclaredDigestFields.digests(seed: 3, range: 0..<5000)
@@ -29,7 +29,7 @@ import Testing
     #expect(try ExpectedDigest.verify(declared, against: actual).get().count == 9)
   }
 
-  @Test func aPartialResponsesContentDigestIsThePartsAndIsNotRead() {
+  @Test func a_partial_responses_content_digest_is_the_parts_and_is_not_read() {
     let fields = DeclaredDigestFields.fields(
       ["repr-sha-256", "content-sha-256"], seed: 3, size: 5000, part: 1000..<5000)
     let content = fields.first { $0.0 == "Content-Digest" }?.1
@@ -41,7 +41,7 @@ import Testing
       ])
   }
 
-  @Test func wrongDigestsAreOfOtherBytes() {
+  @Test func wrong_digests_are_of_other_bytes() {
     let fields = DeclaredDigestFields.fields(
       ["repr-sha-512"], seed: 3, size: 5000, part: 0..<5000, wrong: true)
     let declared = ServerDigests.declared(by: head(200, fields))
@@ -52,7 +52,7 @@ import Testing
     }
   }
 
-  @Test func malformedFieldsDeclareNothing() {
+  @Test func malformed_fields_declare_nothing() {
     let fields = DeclaredDigestFields.fields(["malformed"], seed: 3, size: 5000, part: 0..<5000)
     #expect(fields.count == 5)
     #expect(ServerDigests.declared(by: head(200, fields)).isEmpty)

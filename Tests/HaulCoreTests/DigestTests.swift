@@ -14,13 +14,13 @@ import Testing
   ]
 
   @Test(arguments: DigestAlgorithm.allCases)
-  func streamingDigestMatchesTheStandardTestVector(_ algorithm: DigestAlgorithm) {
+  func streaming_digest_matches_the_standard_test_vector(_ algorithm: DigestAlgorithm) {
     #expect(StreamingDigest.hex(algorithm, of: "abc".utf8) == Self.abc[algorithm])
     #expect(Self.abc[algorithm]?.utf8.count == algorithm.hexLength)
   }
 
   @Test(arguments: DigestAlgorithm.allCases)
-  func resetStartsTheDigestOver(_ algorithm: DigestAlgorithm) {
+  func reset_starts_the_digest_over(_ algorithm: DigestAlgorithm) {
     let digest = StreamingDigest(algorithm)
     Array("something else".utf8).withUnsafeBytes { digest.update($0) }
     digest.reset()
@@ -28,7 +28,7 @@ import Testing
     #expect(digest.finalize() == Self.abc[algorithm])
   }
 
-  @Test func sha256KeepsItsOwnAPI() {
+  @Test func sha256_keeps_its_own_api() {
     let hasher = SHA256()
     Array("ab".utf8).withUnsafeBytes { hasher.update($0) }
     Array("c".utf8).withUnsafeBytes { hasher.update($0) }
@@ -38,14 +38,14 @@ import Testing
     #expect(SHA256.hex(of: "abc".utf8) == Self.abc[.sha256])
   }
 
-  @Test func digestSetComputesEveryAlgorithmInOnePass() {
+  @Test func digest_set_computes_every_algorithm_in_one_pass() {
     let set = DigestSet([.md5, .sha512, .sha256, .sha1, .md5])
     #expect(set.algorithms == [.sha256, .sha512, .sha1, .md5])
     Array("abc".utf8).withUnsafeBytes { set.update($0) }
     #expect(set.finalize() == Self.abc)
   }
 
-  @Test func digestSetFedInBlocksMatchesEachDigestAlone() {
+  @Test func digest_set_fed_in_blocks_matches_each_digest_alone() {
     // Larger than one block and not a multiple of it, fed in uneven chunks.
     let bytes = (0..<(DigestSet.blockSize * 3 + 12_345)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
     let set = DigestSet(DigestAlgorithm.allCases)
@@ -63,7 +63,7 @@ import Testing
     }
   }
 
-  @Test func digestSetResetForgetsWhatWasFed() {
+  @Test func digest_set_reset_forgets_what_was_fed() {
     let set = DigestSet([.sha256, .md5])
     Array("not this".utf8).withUnsafeBytes { set.update($0) }
     _ = set.finalize()
@@ -72,14 +72,14 @@ import Testing
     #expect(set.finalize() == [.sha256: Self.abc[.sha256]!, .md5: Self.abc[.md5]!])
   }
 
-  @Test func emptyDigestSetGivesNoDigest() {
+  @Test func empty_digest_set_gives_no_digest() {
     let set = DigestSet([])
     Array("abc".utf8).withUnsafeBytes { set.update($0) }
     #expect(set.isEmpty)
     #expect(set.finalize().isEmpty)
   }
 
-  @Test func algorithmIsKnownByItsHexLength() {
+  @Test func algorithm_is_known_by_its_hex_length() {
     #expect(DigestAlgorithm(hexLength: 64) == .sha256)
     #expect(DigestAlgorithm(hexLength: 128) == .sha512)
     #expect(DigestAlgorithm(hexLength: 40) == .sha1)
@@ -87,14 +87,14 @@ import Testing
     #expect(DigestAlgorithm(hexLength: 56) == nil)  // SHA-224 is not one haul computes
   }
 
-  @Test func digestValuesIterateInCanonicalOrderAndFillOnlyWhatIsMissing() {
+  @Test func digest_values_iterate_in_canonical_order_and_fill_only_what_is_missing() {
     let mine: DigestValues = [.md5: "m", .sha256: "a"]
     #expect(mine.map(\.algorithm) == [.sha256, .md5])
     let merged = mine.filling(from: [.sha256: "other", .sha1: "s"])
     #expect(merged == [.sha256: "a", .sha1: "s", .md5: "m"])
   }
 
-  @Test func verifyListsEverySourceWhenAllMatch() throws {
+  @Test func verify_lists_every_source_when_all_match() throws {
     let expected = [
       ExpectedDigest(algorithm: .sha256, hex: Self.abc[.sha256]!, source: "manifest:sha256"),
       ExpectedDigest(
@@ -106,7 +106,7 @@ import Testing
         == ["manifest:sha256", "server:repr-digest:sha-512"])
   }
 
-  @Test func verifyNamesTheAlgorithmAndSourceOfAMismatch() {
+  @Test func verify_names_the_algorithm_and_source_of_a_mismatch() {
     let wrong = String(repeating: "0", count: 40)
     let expected = [
       ExpectedDigest(algorithm: .sha256, hex: Self.abc[.sha256]!, source: "manifest:sha256"),
@@ -121,7 +121,7 @@ import Testing
     #expect(mismatch.transferError.message.contains("checksums:sha1"))
   }
 
-  @Test func verifyTreatsADigestNotComputedAsAMismatch() {
+  @Test func verify_treats_a_digest_not_computed_as_a_mismatch() {
     let expected = [ExpectedDigest(algorithm: .md5, hex: Self.abc[.md5]!, source: "manifest:md5")]
     guard case .failure(let mismatch) = ExpectedDigest.verify(expected, against: [:]) else {
       Issue.record("an MD5 that was never computed verified")

@@ -26,7 +26,7 @@ import Testing
     (#""déjà""#, "déjà"),
     (#""""#, ""),
   ])
-  func decodesStrings(_ text: String, _ expected: String) throws {
+  func decodes_strings(_ text: String, _ expected: String) throws {
     #expect(try string(text) == expected)
   }
 
@@ -34,12 +34,12 @@ import Testing
     #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, #""\u12""#, #""\u12G4""#, #""\x41""#,
     "\"a\u{1}\"", #""open"#, #""trailing\"#,
   ])
-  func rejectsBadStrings(_ text: String) {
+  func rejects_bad_strings(_ text: String) {
     #expect(throws: JSONLineParser.SyntaxError.self) { try parse(text) }
   }
 
   @Test(arguments: ["0", "-0", "12", "-3.25", "1e10", "1E+2", "2.5e-3", "0.0"])
-  func acceptsNumbers(_ text: String) throws {
+  func accepts_numbers(_ text: String) throws {
     guard case .number(let number) = try parse(text) else {
       Issue.record("not a number")
       return
@@ -48,7 +48,7 @@ import Testing
   }
 
   @Test(arguments: ["01", "-", "+1", "1.", ".5", "1e", "1e+", "0x10", "NaN", "Infinity", "1 2"])
-  func rejectsBadNumbers(_ text: String) {
+  func rejects_bad_numbers(_ text: String) {
     #expect(throws: JSONLineParser.SyntaxError.self) { try parse(text) }
   }
 
@@ -69,11 +69,11 @@ import Testing
     ("1e-1", .notWhole),
     ("123456789012345678.9", .notWhole),
   ])
-  func readsWholeNumbers(_ text: String, _ expected: JSONNumber.WholeNumber) {
+  func reads_whole_numbers(_ text: String, _ expected: JSONNumber.WholeNumber) {
     #expect(JSONNumber(text: text).wholeNumber == expected)
   }
 
-  @Test func parsesNestedValuesInOrder() throws {
+  @Test func parses_nested_values_in_order() throws {
     let value = try parse(#" { "b" : [ true , false , null , { } , [ ] ] , "a" : { "x" : "y" } } "#)
     guard case .object(let members) = value else {
       Issue.record("not an object")
@@ -91,11 +91,11 @@ import Testing
   @Test(arguments: [
     "tru", "nul", "{", "[1,]", #"{"a":1,}"#, #"{"a" 1}"#, #"{1:2}"#, "{} {}", "[1] x", "",
   ])
-  func rejectsBadStructure(_ text: String) {
+  func rejects_bad_structure(_ text: String) {
     #expect(throws: JSONLineParser.SyntaxError.self) { try parse(text) }
   }
 
-  @Test func findsRepeatedKeysInLargeObjects() throws {
+  @Test func finds_repeated_keys_in_large_objects() throws {
     let keys = (0..<40).map { #""k\#($0)":\#($0)"# }
     #expect(throws: Never.self) { try parse("{" + keys.joined(separator: ",") + "}") }
     let error = #expect(throws: JSONLineParser.SyntaxError.self) {
@@ -105,12 +105,12 @@ import Testing
     #expect(error?.reason == #"repeated key "k3""#)
   }
 
-  @Test func comparesKeysAsBytesNotByCanonicalEquivalence() throws {
+  @Test func compares_keys_as_bytes_not_by_canonical_equivalence() throws {
     // "é" precomposed and decomposed are equal as Swift strings but are different keys.
     #expect(throws: Never.self) { try parse(#"{"\u00e9":1,"e\u0301":2}"#) }
   }
 
-  @Test func limitsNesting() {
+  @Test func limits_nesting() {
     let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
     let error = #expect(throws: JSONLineParser.SyntaxError.self) { try parse(deep) }
     #expect(error?.reason.contains("nested deeper") == true)
@@ -118,7 +118,7 @@ import Testing
     #expect(throws: Never.self) { try parse(ok) }
   }
 
-  @Test func reportsTheColumn() {
+  @Test func reports_the_column() {
     let error = #expect(throws: JSONLineParser.SyntaxError.self) { try parse(#"{"a":tx}"#) }
     #expect(error?.column == 7)
     #expect(error?.reason == "unexpected 'x'")
@@ -130,7 +130,7 @@ import Testing
     [UInt8](), Array("plain ASCII that is longer than eight bytes".utf8), Array("é中😀".utf8),
     [0xF4, 0x8F, 0xBF, 0xBF], [0xEF, 0xBF, 0xBF], [0xED, 0x9F, 0xBF],
   ])
-  func acceptsWellFormed(_ bytes: [UInt8]) {
+  func accepts_well_formed(_ bytes: [UInt8]) {
     #expect(bytes.withUnsafeBufferPointer { UTF8Validation.firstInvalidOffset(in: $0) } == nil)
   }
 
@@ -141,7 +141,7 @@ import Testing
       ([0xF5, 0x80, 0x80, 0x80], 0), ([0xE2, 0x82, 0x41], 0),
       (Array("twelve bytes".utf8) + [0xFE], 12),
     ] as [([UInt8], Int)])
-  func findsTheFirstBadByte(_ bytes: [UInt8], _ offset: Int) {
+  func finds_the_first_bad_byte(_ bytes: [UInt8], _ offset: Int) {
     #expect(bytes.withUnsafeBufferPointer { UTF8Validation.firstInvalidOffset(in: $0) } == offset)
   }
 }

@@ -124,7 +124,7 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
   ]
 
   @Test(arguments: cases)
-  func parsesGoodLine(_ testCase: GoodLineCase) throws {
+  func parses_good_line(_ testCase: GoodLineCase) throws {
     let fixture = ManifestFixture()
     fixture.createFile("up/u.bin")
     fixture.createFile("up/v.bin")
@@ -139,7 +139,7 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
   /// Validation skips building URLs that `ManifestURL.isPlain` accepts, so every such URL
   /// must be one that `ManifestURL.parse` accepts as it is, host and all; and `parse`
   /// itself skips asking for the host when the authority plainly has one.
-  @Test func plainURLsAlwaysParse() throws {
+  @Test func plain_urls_always_parse() throws {
     // Mostly good parts, so that many URLs are plain, and some bad ones.
     let schemes = ["http://", "https://", "http://", "https://", "HTTP://", "http:/", "ftp://", ""]
     let hosts = ["h", "127.0.0.1", "a-b.example", "h-", "9", "-h", ".", "h_x", "[::1]", "u@h", ""]
@@ -182,7 +182,7 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
     #expect(ManifestURL.isPlain("http://127.0.0.1:35665/small/small-00000.bin?a=%2F&b"))
   }
 
-  @Test func sha256ReadsAndSetsTheLinesOwnDigest() throws {
+  @Test func sha256_reads_and_sets_the_lines_own_digest() throws {
     var entry = ManifestEntry(
       line: 1, text: "", url: URL(string: "http://h/a")!, path: "a",
       manifestDigests: [.md5: String(repeating: "0", count: 32)])
@@ -193,7 +193,7 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
     #expect(entry.expectedDigestList.map(\.source) == ["manifest:sha256", "manifest:md5"])
   }
 
-  @Test func sourcesAreTheURLThenTheMirrors() throws {
+  @Test func sources_are_the_url_then_the_mirrors() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [
       #"{"url":"http://a/f","mirrors":["http://b/f","http://c/f"]}"#

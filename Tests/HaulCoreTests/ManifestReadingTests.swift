@@ -4,7 +4,7 @@ import Testing
 @testable import HaulCore
 
 @Suite struct ManifestReadingTests {
-  @Test func skipsBlankAndCommentLinesButCountsThem() throws {
+  @Test func skips_blank_and_comment_lines_but_counts_them() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [
       "# a list of files", "", "   ", "\t", "  # indented comment", "http://h/a", "#http://h/b",
@@ -16,7 +16,7 @@ import Testing
     #expect(entries.map(\.path) == ["a", "c"])
   }
 
-  @Test func readsCRLFLinesWithoutTheirCarriageReturn() throws {
+  @Test func reads_crlf_lines_without_their_carriage_return() throws {
     let fixture = ManifestFixture()
     let text = "# windows\r\nhttp://h/a\r\n\r\n{\"url\":\"http://h/b\",\"size\":3}\r\n"
     let manifest = fixture.manifest(bytes: Array(text.utf8))
@@ -33,7 +33,7 @@ import Testing
 
   /// A carriage return is JSON white space, so a line that starts with one (a stray CR of a
   /// CRLF file edited elsewhere) is an object line like any other.
-  @Test func readsALineThatStartsWithACarriageReturn() throws {
+  @Test func reads_a_line_that_starts_with_a_carriage_return() throws {
     let fixture = ManifestFixture()
     let text = "\r{\"url\":\"http://h/a\"}\n\r\t http://h/b\n\r\n\r# note\n"
     let manifest = fixture.manifest(bytes: Array(text.utf8))
@@ -41,7 +41,7 @@ import Testing
     #expect(Array(manifest.entries()).map(\.path) == ["a", "b"])
   }
 
-  @Test func lastLineMayLackItsNewline() throws {
+  @Test func last_line_may_lack_its_newline() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(bytes: Array("http://h/a\n{\"url\":\"http://h/b\"}".utf8))
     #expect(try manifest.validate().entries == 2)
@@ -50,13 +50,13 @@ import Testing
     #expect(Array(crOnly.entries()).map(\.text) == ["http://h/a", "http://h/b"])
   }
 
-  @Test func skipsAByteOrderMarkAtTheStart() throws {
+  @Test func skips_a_byte_order_mark_at_the_start() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(bytes: [0xEF, 0xBB, 0xBF] + Array("http://h/a\n".utf8))
     #expect(Array(manifest.entries()).map(\.text) == ["http://h/a"])
   }
 
-  @Test func emptyManifestHasNoEntries() throws {
+  @Test func empty_manifest_has_no_entries() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(bytes: [])
     #expect(
@@ -67,7 +67,7 @@ import Testing
 
   /// Lines of many lengths, so that some straddle each 64 KiB read, and one long line that
   /// spans many reads.
-  @Test func entriesYieldWhatValidationSaw() throws {
+  @Test func entries_yield_what_validation_saw() throws {
     let fixture = ManifestFixture()
     var lines: [String] = []
     var expected: [(line: Int, path: String, size: Int64?)] = []
@@ -106,7 +106,7 @@ import Testing
     #expect(Array(manifest.entries()) == entries)
   }
 
-  @Test func knownBytesSaturate() throws {
+  @Test func known_bytes_saturate() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [
       #"{"url":"http://h/a","size":9223372036854775807}"#, #"{"url":"http://h/b","size":1}"#,
@@ -114,7 +114,7 @@ import Testing
     #expect(try manifest.validate().knownBytes == .max)
   }
 
-  @Test func checkedIteratorReportsALineThatNoLongerParses() throws {
+  @Test func checked_iterator_reports_a_line_that_no_longer_parses() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [
       "http://h/a", #"{"url":"http://h/b","bogus":1}"#, "http://h/c",
@@ -129,7 +129,7 @@ import Testing
     #expect(Array(manifest.entries()).map(\.path) == ["a"])
   }
 
-  @Test func checkedIteratorReportsATooLongLine() throws {
+  @Test func checked_iterator_reports_a_too_long_line() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [
       "http://h/a", String(repeating: "#", count: (1 << 20) + 10),
@@ -141,7 +141,7 @@ import Testing
     #expect(error?.reason.contains("longer than 1 MiB") == true)
   }
 
-  @Test func checkedIteratorReportsAMissingFile() throws {
+  @Test func checked_iterator_reports_a_missing_file() throws {
     let manifest = Manifest(
       path: "/nonexistent/haul/m.jsonl", displayName: "-", outputDirectory: ".")
     let error = #expect(throws: ManifestError.self) {
@@ -151,7 +151,7 @@ import Testing
     #expect(error?.description.hasPrefix("-: cannot open") == true)
   }
 
-  @Test func readerReportsEachTooLongLineAndGoesOn() throws {
+  @Test func reader_reports_each_too_long_line_and_goes_on() throws {
     let fixture = ManifestFixture()
     let long = String(repeating: "z", count: (1 << 20) + 1)
     _ = fixture.manifest(lines: ["a", long, "b", long + long, "c"])

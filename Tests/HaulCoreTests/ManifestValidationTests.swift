@@ -294,7 +294,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
   ]
 
   @Test(arguments: syntax + fields + urls + paths + headers + duplicates + precedence)
-  func rejectsBadLine(_ testCase: BadManifestCase) throws {
+  func rejects_bad_line(_ testCase: BadManifestCase) throws {
     let fixture = ManifestFixture()
     let error = try #require(
       ManifestFixture.validationError(fixture.manifest(lines: testCase.lines)))
@@ -307,7 +307,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(!error.reason.contains("secret"))
   }
 
-  @Test func ipv6LiteralsAreRefusedOnlyWhenTheTransportCannotReachThem() throws {
+  @Test func ipv6_literals_are_refused_only_when_the_transport_cannot_reach_them() throws {
     let fixture = ManifestFixture()
     let lines = [
       "http://h/a", #"{"url":"http://h/b","mirrors":["http://h/m","http://[::1]:8080/b"]}"#,
@@ -320,7 +320,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(error.reason.hasPrefix(#""mirrors" item 2 has an IPv6 literal host"#), "\(error)")
   }
 
-  @Test func headerValuesNeverAppearInReasons() throws {
+  @Test func header_values_never_appear_in_reasons() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [
       #"{"url":"http://h/a","headers":{"Authorization":"Bearer sekrit\n"}}"#
@@ -331,7 +331,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(!error.reason.contains("sekrit"))
   }
 
-  @Test func invalidUTF8IsReportedOnItsLine() throws {
+  @Test func invalid_utf8_is_reported_on_its_line() throws {
     let fixture = ManifestFixture()
     let cases: [[UInt8]] = [
       [0xC3, 0x28],  // bad continuation
@@ -355,7 +355,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(error.reason.contains("invalid UTF-8"))
   }
 
-  @Test func lineOverOneMebibyteIsAnErrorOnItsLine() throws {
+  @Test func line_over_one_mebibyte_is_an_error_on_its_line() throws {
     let fixture = ManifestFixture()
     let padding = String(repeating: "a", count: 2 << 20)
     let manifest = fixture.manifest(lines: [
@@ -367,7 +367,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(error.reason.contains("longer than 1 MiB"))
   }
 
-  @Test func lineOfExactlyOneMebibyteIsAccepted() throws {
+  @Test func line_of_exactly_one_mebibyte_is_accepted() throws {
     let fixture = ManifestFixture()
     let prefix = #"{"url":"http://h/a","path":""#
     let suffix = #""}"#
@@ -380,7 +380,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(ManifestFixture.validationError(tooLong)?.line == 1)
   }
 
-  @Test func tooLongLastLineWithoutNewline() throws {
+  @Test func too_long_last_line_without_newline() throws {
     let fixture = ManifestFixture()
     let bytes = Array("http://h/a\n".utf8) + [UInt8](repeating: 0x20, count: (1 << 20) + 1)
     let error = try #require(ManifestFixture.validationError(fixture.manifest(bytes: bytes)))
@@ -388,7 +388,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(error.reason.contains("longer than 1 MiB"))
   }
 
-  @Test func uploadsNeedAnExistingRegularFile() throws {
+  @Test func uploads_need_an_existing_regular_file() throws {
     let fixture = ManifestFixture()
     fixture.createFile("up/present.bin")
     let cases: [(String, String)] = [
@@ -411,7 +411,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     }
   }
 
-  @Test func uploadMayBeASymlinkToARegularFile() throws {
+  @Test func upload_may_be_a_symlink_to_a_regular_file() throws {
     let fixture = ManifestFixture()
     fixture.createFile("real.bin")
     #expect(symlink(fixture.directory + "/real.bin", fixture.directory + "/link.bin") == 0)
@@ -424,7 +424,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(ManifestFixture.validationError(dangling)?.reason.contains("does not exist") == true)
   }
 
-  @Test func uploadDestinationIsItsURL() throws {
+  @Test func upload_destination_is_its_url() throws {
     let fixture = ManifestFixture()
     fixture.createFile("a.bin")
     fixture.createFile("b.bin")
@@ -454,7 +454,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(try mixed.validate().entries == 3)
   }
 
-  @Test func missingManifestIsAnErrorWithoutLine() throws {
+  @Test func missing_manifest_is_an_error_without_line() throws {
     let manifest = Manifest(
       path: "/nonexistent/haul/m.jsonl", displayName: "m.jsonl", outputDirectory: ".")
     let error = try #require(ManifestFixture.validationError(manifest))
@@ -462,7 +462,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(error.description.hasPrefix("m.jsonl: cannot open"))
   }
 
-  @Test func directoryAsManifestIsAReadError() throws {
+  @Test func directory_as_manifest_is_a_read_error() throws {
     let fixture = ManifestFixture()
     let manifest = Manifest(path: fixture.directory, displayName: "dir", outputDirectory: ".")
     let error = try #require(ManifestFixture.validationError(manifest))
@@ -470,7 +470,7 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(error.reason.contains("cannot read"))
   }
 
-  @Test func firstBadLineWins() throws {
+  @Test func first_bad_line_wins() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [
       #"{"url":"http://h/a"}"#, #"{"url":1}"#, #"{"url":"ftp://x"}"#,

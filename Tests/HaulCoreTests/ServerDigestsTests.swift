@@ -24,7 +24,7 @@ private enum ABC {
 
   // MARK: - Repr-Digest and Content-Digest (RFC 9530)
 
-  @Test func reprDigestGivesSHA256AndSHA512() {
+  @Test func repr_digest_gives_sha256_and_sha512() {
     #expect(
       declared(200, ("Repr-Digest", "sha-256=:\(ABC.sha256):, sha-512=:\(ABC.sha512):"))
         == [
@@ -33,19 +33,19 @@ private enum ABC {
         ])
   }
 
-  @Test func reprDigestCountsOnAPartialResponse() {
+  @Test func repr_digest_counts_on_a_partial_response() {
     #expect(
       declared(206, ("repr-digest", "sha-256=:\(ABC.sha256):"))
         == [expected(.sha256, "server:repr-digest:sha-256")])
   }
 
-  @Test func reprDigestIgnoresAlgorithmsHaulDoesNotCheck() {
+  @Test func repr_digest_ignores_algorithms_haul_does_not_check() {
     // md5 and sha are deprecated in RFC 9530's registry; unixsum is not a digest.
     #expect(
       declared(200, ("Repr-Digest", "md5=:\(ABC.md5):, sha=:\(ABC.sha1):, unixsum=:AAAA:")) == [])
   }
 
-  @Test func reprDigestAcceptsParametersOtherMembersAndMissingPadding() {
+  @Test func repr_digest_accepts_parameters_other_members_and_missing_padding() {
     let unpadded = String(ABC.sha256.dropLast())
     #expect(
       declared(
@@ -57,7 +57,7 @@ private enum ABC {
         == [expected(.sha256, "server:repr-digest:sha-256")])
   }
 
-  @Test func reprDigestReadsEveryFieldOfTheNameAndKeepsTheLastValueOfAKey() {
+  @Test func repr_digest_reads_every_field_of_the_name_and_keeps_the_last_value_of_a_key() {
     let zeros = ":" + String(repeating: "A", count: 43) + "=:"
     #expect(
       declared(
@@ -78,7 +78,7 @@ private enum ABC {
     "sha-256=:\(ABC.sha256):, x=\"\u{7}\"",  // a control character in a string
     "sha-256=\(ABC.sha256)",  // a token cannot hold '=' padding
   ])
-  func malformedStructuredFieldIsIgnoredWhole(_ value: String) {
+  func malformed_structured_field_is_ignored_whole(_ value: String) {
     #expect(declared(200, ("Repr-Digest", value)) == [])
   }
 
@@ -90,17 +90,17 @@ private enum ABC {
     "sha-256",  // the boolean true
     "",  // empty
   ])
-  func reprDigestValueThatIsNoDigestIsIgnored(_ value: String) {
+  func repr_digest_value_that_is_no_digest_is_ignored(_ value: String) {
     #expect(declared(200, ("Repr-Digest", value)) == [])
   }
 
-  @Test func malformedReprDigestDoesNotHideOtherFields() {
+  @Test func malformed_repr_digest_does_not_hide_other_fields() {
     #expect(
       declared(200, ("Repr-Digest", "sha-256=:broken"), ("Digest", "MD5=\(ABC.md5)"))
         == [expected(.md5, "server:digest:md5")])
   }
 
-  @Test func contentDigestCountsOnAFullResponseWithoutContentCoding() {
+  @Test func content_digest_counts_on_a_full_response_without_content_coding() {
     #expect(
       declared(200, ("Content-Digest", "sha-512=:\(ABC.sha512):"))
         == [expected(.sha512, "server:content-digest:sha-512")])
@@ -109,11 +109,11 @@ private enum ABC {
         == [expected(.sha256, "server:content-digest:sha-256")])
   }
 
-  @Test func contentDigestOfAPartIsNeverTheFilesDigest() {
+  @Test func content_digest_of_a_part_is_never_the_files_digest() {
     #expect(declared(206, ("Content-Digest", "sha-256=:\(ABC.sha256):")) == [])
   }
 
-  @Test func contentDigestOfCodedContentIsNotUsed() {
+  @Test func content_digest_of_coded_content_is_not_used() {
     #expect(
       declared(200, ("Content-Digest", "sha-256=:\(ABC.sha256):"), ("Content-Encoding", "gzip"))
         == [])
@@ -125,7 +125,7 @@ private enum ABC {
 
   // MARK: - Digest (RFC 3230)
 
-  @Test func digestFieldGivesEachAlgorithmInAnyCase() {
+  @Test func digest_field_gives_each_algorithm_in_any_case() {
     #expect(
       declared(
         200,
@@ -139,13 +139,13 @@ private enum ABC {
         ])
   }
 
-  @Test func digestFieldCountsOnAPartialResponse() {
+  @Test func digest_field_counts_on_a_partial_response() {
     #expect(
       declared(206, ("Digest", "SHA-256=\(ABC.sha256)"))
         == [expected(.sha256, "server:digest:sha-256")])
   }
 
-  @Test func digestFieldKeepsTheFirstValueOfAnAlgorithm() {
+  @Test func digest_field_keeps_the_first_value_of_an_algorithm() {
     #expect(
       declared(200, ("Digest", "MD5=\(ABC.md5), MD5=\(ABC.sha1)"))
         == [expected(.md5, "server:digest:md5")])
@@ -161,13 +161,13 @@ private enum ABC {
     "SHA-256=\"\(ABC.sha256)\"",  // quoted
     "SHA-256=ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qc=BD/YfIAFa0=",  // '=' inside
   ])
-  func digestFieldItemThatIsNoDigestIsIgnored(_ value: String) {
+  func digest_field_item_that_is_no_digest_is_ignored(_ value: String) {
     #expect(declared(200, ("Digest", value)) == [])
   }
 
   // MARK: - Cloud storage
 
-  @Test func googleHashGivesMD5AndIgnoresCRC32C() {
+  @Test func google_hash_gives_md5_and_ignores_crc32c() {
     #expect(
       declared(200, ("x-goog-hash", "crc32c=n03x6A=="), ("X-Goog-Hash", "md5=\(ABC.md5)"))
         == [expected(.md5, "server:x-goog-hash:md5")])
@@ -176,25 +176,25 @@ private enum ABC {
         == [expected(.md5, "server:x-goog-hash:md5")])
   }
 
-  @Test func googleHashWithoutAnMD5DeclaresNothing() {
+  @Test func google_hash_without_an_md5_declares_nothing() {
     #expect(declared(200, ("x-goog-hash", "crc32c=n03x6A==")) == [])
     #expect(declared(200, ("x-goog-hash", "md5=not-base64")) == [])
   }
 
-  @Test func amazonChecksumGivesSHA256() {
+  @Test func amazon_checksum_gives_sha256() {
     #expect(
       declared(200, ("x-amz-checksum-sha256", " \(ABC.sha256) "))
         == [expected(.sha256, "server:x-amz-checksum-sha256")])
   }
 
-  @Test func amazonChecksumOfMultipartPartsIsIgnored() {
+  @Test func amazon_checksum_of_multipart_parts_is_ignored() {
     #expect(declared(200, ("x-amz-checksum-sha256", "\(ABC.sha256)-3")) == [])
     #expect(declared(200, ("x-amz-checksum-sha256", ABC.md5)) == [])
   }
 
   // MARK: - The response
 
-  @Test func everySourceIsReadInOrder() {
+  @Test func every_source_is_read_in_order() {
     let results = declared(
       200, ("x-amz-checksum-sha256", ABC.sha256), ("x-goog-hash", "md5=\(ABC.md5)"),
       ("Digest", "SHA-512=\(ABC.sha512)"), ("Content-Digest", "sha-256=:\(ABC.sha256):"),
@@ -208,21 +208,21 @@ private enum ABC {
   }
 
   @Test(arguments: [304, 404, 416, 500])
-  func responseWithoutTheFileDeclaresNothing(_ status: Int) {
+  func response_without_the_file_declares_nothing(_ status: Int) {
     #expect(declared(status, ("Repr-Digest", "sha-256=:\(ABC.sha256):")) == [])
   }
 
-  @Test func responseWithoutDigestFieldsDeclaresNothing() {
+  @Test func response_without_digest_fields_declares_nothing() {
     #expect(declared(200, ("Content-Type", "application/octet-stream"), ("ETag", "\"x\"")) == [])
   }
 
-  @Test func requestsAskForSHA256ThenSHA512() {
+  @Test func requests_ask_for_sha256_then_sha512() {
     #expect(ServerDigests.wantReprDigest == HTTPField("Want-Repr-Digest", "sha-256=9, sha-512=5"))
   }
 
   // MARK: - Base64
 
-  @Test func base64DecodesWithAndWithoutPadding() {
+  @Test func base64_decodes_with_and_without_padding() {
     #expect(Base64.decode("TWFu".utf8) == Array("Man".utf8))
     #expect(Base64.decode("TWE=".utf8) == Array("Ma".utf8))
     #expect(Base64.decode("TWE".utf8) == Array("Ma".utf8))
@@ -231,7 +231,7 @@ private enum ABC {
   }
 
   @Test(arguments: ["T", "TWFuT", "TW=u", "TQ===", "TQ=", "TW-u", "TW_u", "TWF u"])
-  func base64RefusesWhatNoEncoderWrites(_ text: String) {
+  func base64_refuses_what_no_encoder_writes(_ text: String) {
     #expect(Base64.decode(text.utf8) == nil)
   }
 }

@@ -9,7 +9,7 @@ import Testing
 /// exchange that runs on the same handle.
 @Suite("CurlTransport: a reused handle carries nothing over", .timeLimit(.minutes(1)))
 struct CurlHandleReuseTests {
-  @Test func eachExchangeSendsOnlyItsOwnMethodAndHeaders() async throws {
+  @Test func each_exchange_sends_only_its_own_method_and_headers() async throws {
     try await withFaultServer { server in
       try await withScratch { scratch in
         // One connection and one handle: every exchange runs on the same easy handle.

@@ -9,7 +9,7 @@ import Testing
 /// conformance suite runs every case through both transports; this one stays small.
 @Suite("CurlTransport smoke")
 struct CurlSmokeTests {
-  @Test func downloadStreamsEveryByteToTheSink() async throws {
+  @Test func download_streams_every_byte_to_the_sink() async throws {
     try await withSmokeServer { server, transport in
       let bytes = (0..<(3 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 ^ ($0 >> 11)) }
       try Data(bytes).write(to: server.root.appendingPathComponent("blob"))
@@ -24,7 +24,7 @@ struct CurlSmokeTests {
     }
   }
 
-  @Test func errorStatusIsReturnedAndItsBodyNeverReachesTheSink() async throws {
+  @Test func error_status_is_returned_and_its_body_never_reaches_the_sink() async throws {
     try await withSmokeServer { server, transport in
       let sink = CollectingSink(acceptOnly: 200..<300)
       let response = try await transport.perform(
@@ -37,7 +37,7 @@ struct CurlSmokeTests {
     }
   }
 
-  @Test func putUploadsTheFileAsIs() async throws {
+  @Test func put_uploads_the_file_as_is() async throws {
     try await withSmokeServer { server, transport in
       let bytes = (0..<(700 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
       let source = server.root.appendingPathComponent("source")
@@ -58,7 +58,7 @@ struct CurlSmokeTests {
     }
   }
 
-  @Test func requestCarriesRangeAndHaulsHeadersButNoAcceptEncoding() async throws {
+  @Test func request_carries_range_and_hauls_headers_but_no_accept_encoding() async throws {
     try await withSmokeServer { server, transport in
       let sink = CollectingSink()
       _ = try await transport.perform(
@@ -73,7 +73,7 @@ struct CurlSmokeTests {
     }
   }
 
-  @Test func maxRateHoldsADownloadBelowTheCap() async throws {
+  @Test func max_rate_holds_a_download_below_the_cap() async throws {
     try await withSmokeServer(options: TransportOptions(maxBytesPerSecond: 256 * 1024)) {
       server, transport in
       let bytes = (0..<(1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
@@ -92,7 +92,7 @@ struct CurlSmokeTests {
     }
   }
 
-  @Test func cancellingTheTaskStopsASlowTransferPromptly() async throws {
+  @Test func cancelling_the_task_stops_a_slow_transfer_promptly() async throws {
     try await withSmokeServer { server, transport in
       try Data(count: 4 * 1024 * 1024).write(to: server.root.appendingPathComponent("big"))
       let sink = CollectingSink()

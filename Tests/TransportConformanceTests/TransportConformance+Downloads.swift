@@ -4,8 +4,8 @@ import HaulTestSupport
 import Testing
 
 extension TransportConformance {
-  @Test("downloads a small file from nginx exactly", arguments: TransportKind.allCases)
-  func downloads_small_file_from_nginx(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func downloads_a_small_file_from_nginx_exactly(_ kind: TransportKind) async throws {
     try await NginxFixture.with { nginx in
       let sha = try nginx.createFile("small.bin", size: 100_000, seed: 1)
       try await kind.withTransport { transport in
@@ -23,8 +23,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("downloads a 64 MiB file from nginx exactly", arguments: TransportKind.allCases)
-  func downloads_64_MiB_file_from_nginx(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func downloads_a_64_mib_file_from_nginx_exactly(_ kind: TransportKind) async throws {
     let size: Int64 = 64 << 20
     try await NginxFixture.with { nginx in
       let sha = try nginx.createFile("big/64m.bin", size: size, seed: 64)
@@ -44,10 +44,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "downloads from the fault server with its validators, asking for no encoding",
-    arguments: TransportKind.allCases)
-  func downloads_from_fault_server(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func downloads_from_the_fault_server_with_its_validators_asking_for_no_encoding(
+    _ kind: TransportKind
+  ) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -74,8 +74,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("downloads a chunked body exactly", arguments: TransportKind.allCases)
-  func downloads_chunked_body(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func downloads_a_chunked_body_exactly(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -91,8 +91,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("reuses one connection for sequential requests", arguments: TransportKind.allCases)
-  func reuses_connection(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func reuses_one_connection_for_sequential_requests(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -109,10 +109,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "runs exchanges in parallel, within the per-host connection limit",
-    arguments: TransportKind.allCases)
-  func parallel_within_per_host_limit(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func runs_exchanges_in_parallel_within_the_per_host_connection_limit(_ kind: TransportKind)
+    async throws
+  {
     try await withFaultServer { server in
       let options = TransportOptions(maxConnections: 8, maxConnectionsPerHost: 2)
       try await kind.withTransport(options) { transport in

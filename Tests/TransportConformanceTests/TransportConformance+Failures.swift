@@ -4,9 +4,10 @@ import HaulTestSupport
 import Testing
 
 extension TransportConformance {
-  @Test(
-    "a body shorter than its Content-Length is a protocol error", arguments: TransportKind.allCases)
-  func short_body_is_protocol_error(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_body_shorter_than_its_content_length_is_a_protocol_error(_ kind: TransportKind)
+    async throws
+  {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -21,8 +22,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("malformed chunking is a protocol error", arguments: TransportKind.allCases)
-  func bad_chunking_is_protocol_error(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func malformed_chunking_is_a_protocol_error(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -37,9 +38,9 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "a stalled body fails with timeout near the stall timeout", arguments: TransportKind.allCases)
-  func stall_times_out(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_stalled_body_fails_with_timeout_near_the_stall_timeout(_ kind: TransportKind) async throws
+  {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -60,8 +61,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("a 404 is returned as such and its body is not written", arguments: TransportKind.allCases)
-  func error_status_returned_not_written(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_404_is_returned_as_such_and_its_body_is_not_written(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -78,10 +79,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "a 503 is returned with its Retry-After and its body is not written",
-    arguments: TransportKind.allCases)
-  func unavailable_status_returned_with_headers(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_503_is_returned_with_its_retry_after_and_its_body_is_not_written(_ kind: TransportKind)
+    async throws
+  {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -99,10 +100,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "an error thrown by the sink ends an endless body with that error",
-    arguments: TransportKind.allCases)
-  func sink_error_stops_endless_body(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func an_error_thrown_by_the_sink_ends_an_endless_body_with_that_error(_ kind: TransportKind)
+    async throws
+  {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -118,8 +119,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("a header block over 256 KiB is a protocol error", arguments: TransportKind.allCases)
-  func oversized_headers_are_protocol_error(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_header_block_over_256_kib_is_a_protocol_error(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -135,8 +136,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("a header block under 256 KiB is accepted", arguments: TransportKind.allCases)
-  func large_headers_under_limit_accepted(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_header_block_under_256_kib_is_accepted(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -151,8 +152,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("a refused connection is a connection error", arguments: TransportKind.allCases)
-  func refused_connection(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_refused_connection_is_a_connection_error(_ kind: TransportKind) async throws {
     let refusing = try RefusingPort()
     try await kind.withTransport { transport in
       try await withScratch { scratch in
@@ -166,10 +167,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "cancelling a slow transfer ends it promptly, keeping the bytes written",
-    arguments: TransportKind.allCases)
-  func cancellation_is_prompt(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func cancelling_a_slow_transfer_ends_it_promptly_keeping_the_bytes_written(_ kind: TransportKind)
+    async throws
+  {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in

@@ -31,10 +31,10 @@ enum MalformedFraming: String, CaseIterable, Sendable, CustomTestStringConvertib
 }
 
 extension TransportConformance {
-  @Test(
-    "a malformed Content-Length, status or HTTP version is a protocol error",
-    arguments: TransportKind.allCases, MalformedFraming.allCases)
-  func malformed_framing_is_protocol_error(_ kind: TransportKind, _ framing: MalformedFraming)
+  @Test(arguments: TransportKind.allCases, MalformedFraming.allCases)
+  func a_malformed_content_length_status_or_http_version_is_a_protocol_error(
+    _ kind: TransportKind, _ framing: MalformedFraming
+  )
     async throws
   {
     try await withFaultServer { server in
@@ -52,10 +52,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "a Content-Length repeated with the same value is accepted",
-    arguments: TransportKind.allCases, ["10, 10", "10;10"])
-  func repeated_equal_content_length_is_accepted(_ kind: TransportKind, _ lengths: String)
+  @Test(arguments: TransportKind.allCases, ["10, 10", "10;10"])
+  func a_content_length_repeated_with_the_same_value_is_accepted(
+    _ kind: TransportKind, _ lengths: String
+  )
     async throws
   {
     try await withFaultServer { server in

@@ -10,10 +10,10 @@ extension TransportConformance {
     HTTPField("Authorization", "Bearer s3cret"), HTTPField("X-Manifest-Header", "m"),
   ]
 
-  @Test(
-    "a redirect to another origin carries none of the transfer's own headers",
-    arguments: TransportKind.allCases, ["127.0.0.2", "127.0.0.1"])
-  func cross_origin_redirect_drops_own_headers(_ kind: TransportKind, otherHost: String)
+  @Test(arguments: TransportKind.allCases, ["127.0.0.2", "127.0.0.1"])
+  func a_redirect_to_another_origin_carries_none_of_the_transfers_own_headers(
+    _ kind: TransportKind, otherHost: String
+  )
     async throws
   {
     // 127.0.0.2 is another host; 127.0.0.1 (on another port) is another origin too.
@@ -41,10 +41,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "a redirect to the same origin keeps the transfer's own headers",
-    arguments: TransportKind.allCases)
-  func same_origin_redirect_keeps_own_headers(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_redirect_to_the_same_origin_keeps_the_transfers_own_headers(_ kind: TransportKind)
+    async throws
+  {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -63,8 +63,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("a redirect to ftp:// is refused", arguments: TransportKind.allCases)
-  func ftp_redirect_refused(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_redirect_to_ftp_is_refused(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -81,8 +81,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("a redirect loop stops after 10 hops", arguments: TransportKind.allCases)
-  func redirect_loop_stops_at_ten(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_redirect_loop_stops_after_10_hops(_ kind: TransportKind) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -99,10 +99,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "an upload redirected by 307 to the same origin re-sends the body from its first byte",
-    arguments: TransportKind.allCases)
-  func upload_307_resends_body(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func an_upload_redirected_by_307_to_the_same_origin_re_sends_the_body_from_its_first_byte(
+    _ kind: TransportKind
+  ) async throws {
     let size: Int64 = 1 << 20
     try await withFaultServer { server in
       try await kind.withTransport { transport in
@@ -125,8 +125,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("an https origin is never redirected to http", arguments: TransportKind.allCases)
-  func https_to_http_refused(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func an_https_origin_is_never_redirected_to_http(_ kind: TransportKind) async throws {
     try kind.skip(
       on: .urlsession,
       because: "URLSessionTransport cannot trust the test server's CA file (URLSession on "

@@ -5,9 +5,11 @@ import Testing
 
 extension TransportConformance {
   @Test(
-    "resumes from an offset on nginx with If-Range: 206 appended", arguments: TransportKind.allCases
+    arguments: TransportKind.allCases
   )
-  func resumes_on_nginx(_ kind: TransportKind) async throws {
+  func resumes_from_an_offset_on_nginx_with_if_range_206_appended(_ kind: TransportKind)
+    async throws
+  {
     let size: Int64 = 2 << 20
     let offset: Int64 = 700_000
     try await NginxFixture.with { nginx in
@@ -34,10 +36,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "resumes on the fault server, sending Range and If-Range as given",
-    arguments: TransportKind.allCases)
-  func resumes_on_fault_server(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func resumes_on_the_fault_server_sending_range_and_if_range_as_given(_ kind: TransportKind)
+    async throws
+  {
     let size: Int64 = 1 << 20
     let offset: Int64 = 123_457
     try await withFaultServer { server in
@@ -65,10 +67,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "a server that ignores Range gets a 200 and the file restarts from zero",
-    arguments: TransportKind.allCases)
-  func restarts_when_range_ignored(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_server_that_ignores_range_gets_a_200_and_the_file_restarts_from_zero(_ kind: TransportKind)
+    async throws
+  {
     let size: Int64 = 400_000
     try await withFaultServer { server in
       try await kind.withTransport { transport in
@@ -92,10 +94,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "a changed ETag answers If-Range with a full 200 and the file restarts from zero",
-    arguments: TransportKind.allCases)
-  func restarts_when_etag_changed(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_changed_etag_answers_if_range_with_a_full_200_and_the_file_restarts_from_zero(
+    _ kind: TransportKind
+  ) async throws {
     let size: Int64 = 300_000
     let offset = 10_000
     try await withFaultServer { server in

@@ -6,10 +6,10 @@ import Testing
 /// `--timeout` measures silence: a slow body goes on, a silent one fails at about the
 /// timeout after its last byte.
 extension TransportConformance {
-  @Test(
-    "a body dripping a byte every 1.5 s under a 2 s stall timeout is slow, not stalled",
-    arguments: TransportKind.allCases)
-  func slow_drip_is_not_a_stall(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_body_dripping_a_byte_every_1_5_s_under_a_2_s_stall_timeout_is_slow_not_stalled(
+    _ kind: TransportKind
+  ) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in
@@ -25,10 +25,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "a stall after a short drip fails at about the stall timeout after the last byte",
-    arguments: TransportKind.allCases)
-  func stall_after_drip_times_out_after_the_last_byte(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func a_stall_after_a_short_drip_fails_at_about_the_stall_timeout_after_the_last_byte(
+    _ kind: TransportKind
+  ) async throws {
     try await withFaultServer { server in
       try await kind.withTransport { transport in
         try await withScratch { scratch in

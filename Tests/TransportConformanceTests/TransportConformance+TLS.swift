@@ -4,8 +4,8 @@ import HaulTestSupport
 import Testing
 
 extension TransportConformance {
-  @Test("downloads over HTTPS trusting an extra CA file", arguments: TransportKind.allCases)
-  func https_with_extra_ca(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func downloads_over_https_trusting_an_extra_ca_file(_ kind: TransportKind) async throws {
     try kind.skip(
       on: .urlsession,
       because: "URLSessionTransport cannot trust extra CA certificates: URLSession on Linux "
@@ -25,8 +25,8 @@ extension TransportConformance {
     }
   }
 
-  @Test("an untrusted certificate is a tls error", arguments: TransportKind.allCases)
-  func untrusted_certificate_fails(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func an_untrusted_certificate_is_a_tls_error(_ kind: TransportKind) async throws {
     try await NginxFixture.with(tls: true) { nginx in
       try nginx.createFile("secure.bin", size: 1000, seed: 62)
       try await kind.withTransport { transport in

@@ -4,8 +4,8 @@ import HaulTestSupport
 import Testing
 
 extension TransportConformance {
-  @Test("uploads a file to nginx with PUT, streamed", arguments: TransportKind.allCases)
-  func uploads_put_to_nginx(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func uploads_a_file_to_nginx_with_put_streamed(_ kind: TransportKind) async throws {
     let size: Int64 = 5 << 20
     try await NginxFixture.with { nginx in
       try await kind.withTransport { transport in
@@ -25,10 +25,10 @@ extension TransportConformance {
     }
   }
 
-  @Test(
-    "uploads a file to the fault server with POST, streamed with its length",
-    arguments: TransportKind.allCases)
-  func uploads_post_to_fault_server(_ kind: TransportKind) async throws {
+  @Test(arguments: TransportKind.allCases)
+  func uploads_a_file_to_the_fault_server_with_post_streamed_with_its_length(_ kind: TransportKind)
+    async throws
+  {
     let size: Int64 = 3 << 20
     try await withFaultServer { server in
       try await kind.withTransport { transport in

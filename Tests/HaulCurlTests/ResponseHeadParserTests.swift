@@ -14,7 +14,7 @@ struct ResponseHeadParserTests {
     }
   }
 
-  @Test func namesAndValuesAreTrimmedOfSpacesAndTabs() {
+  @Test func names_and_values_are_trimmed_of_spaces_and_tabs() {
     let steps = parse([
       "HTTP/1.1 200 OK\r\n", "ETag :  \t\"abc\" \t\r\n", "Content-Type:\r\n", "\r\n",
     ])
@@ -26,14 +26,14 @@ struct ResponseHeadParserTests {
         ))
   }
 
-  @Test func aFoldedLineContinuesThePreviousValue() {
+  @Test func a_folded_line_continues_the_previous_value() {
     let steps = parse(["HTTP/1.1 200 OK\r\n", "Location: one\r\n", " \t two  \r\n", "\r\n"])
     #expect(
       steps.last
         == .complete(ResponseHead(status: 200, headers: [HTTPField("Location", "one two")])))
   }
 
-  @Test func onlyTheFieldsHaulReadsAreKept() {
+  @Test func only_the_fields_haul_reads_are_kept() {
     let steps = parse([
       "HTTP/1.1 200 OK\r\n", "Server: nginx\r\n", " folded onto Server\r\n",
       "content-LENGTH: 5\r\n", "Date: today\r\n", "ETag: \"e\"\r\n", "\r\n",
@@ -46,7 +46,7 @@ struct ResponseHeadParserTests {
             headers: [HTTPField("content-LENGTH", "5"), HTTPField("ETag", "\"e\"")])))
   }
 
-  @Test func anInterimResponseIsDropped() {
+  @Test func an_interim_response_is_dropped() {
     let steps = parse([
       "HTTP/1.1 100 Continue\r\n", "X-Interim: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n",
       "Content-Length: 0\r\n", "\r\n",
@@ -57,14 +57,14 @@ struct ResponseHeadParserTests {
         == .complete(ResponseHead(status: 201, headers: [HTTPField("Content-Length", "0")])))
   }
 
-  @Test func aBlockOverTheLimitIsRefused() {
+  @Test func a_block_over_the_limit_is_refused() {
     let steps = parse(
       ["HTTP/1.1 200 OK\r\n", "X-Big: " + String(repeating: "a", count: 100) + "\r\n"], maxBytes: 64
     )
     #expect(steps.last == .tooLarge)
   }
 
-  @Test func lookupIgnoresASCIICase() {
+  @Test func lookup_ignores_ascii_case() {
     let head = ResponseHead(status: 200, headers: [HTTPField("content-LENGTH", " 42 ")])
     #expect(head.value(for: "Content-Length") == " 42 ")
     #expect(head.contentLength == 42)

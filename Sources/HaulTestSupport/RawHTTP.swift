@@ -4,20 +4,20 @@ import HaulCore
 /// A minimal blocking HTTP/1.1 client over a raw socket, to check the test fixtures
 /// themselves without either transport under test: sends one request with
 /// `Connection: close` and reads until the server closes.
-struct RawHTTP {
-  struct Response {
-    var status: Int
-    var headers: [HTTPField]
-    var body: [UInt8]
-    func value(for name: String) -> String? { headers.value(for: name) }
+public struct RawHTTP {
+  public struct Response {
+    public var status: Int
+    public var headers: [HTTPField]
+    public var body: [UInt8]
+    public func value(for name: String) -> String? { headers.value(for: name) }
   }
 
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
   }
 
   /// Sends `method target` with `headers` (and `body`) to `host:port`, returns the response.
-  static func request(
+  public static func request(
     _ method: String, _ target: String, host: String = "127.0.0.1", port: Int,
     headers: [String: String] = [:], body: [UInt8] = []
   ) throws -> Response {
