@@ -26,7 +26,7 @@
 /// Threading: driven by one transport thread at a time, as `ResponseSink` requires; the
 /// owning task reads its results only after the exchange returned. Progress is published
 /// through `progress`, an atomic.
-public final class DownloadSink: ResponseSink, @unchecked Sendable {
+package final class DownloadSink: ResponseSink, @unchecked Sendable {
   private let fd: Int32
   private let local: LocalDownload
   /// The digests computed; grown in `receive(head:)` by the algorithms the server declares.
@@ -46,9 +46,9 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
 
   /// Bodies with at least this many bytes to come are hashed by a `DigestWorker`: below it,
   /// a thread costs more than the digest it would move (a 4 MiB body hashes in ~2 ms).
-  public static let backgroundDigestThreshold: Int64 = 4 << 20
+  package static let backgroundDigestThreshold: Int64 = 4 << 20
   /// Bytes present in the partial file: the resumed prefix plus what arrived.
-  public let progress: ProgressCounter
+  package let progress: ProgressCounter
   /// Bytes accepted but not yet written, coalesced so that the file sees few large writes
   /// instead of one per transport chunk (libcurl 7.88 hands out at most 16 KiB at a time);
   /// allocated only for a body that does not arrive whole in one chunk.
@@ -59,19 +59,19 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
 
   /// The size of the writes a body is coalesced into (a smaller body is written whole).
   /// 256 KiB cut the `pwrite` calls of a 1 GiB download from 65,536 to 4,096.
-  public static let writeSize = 256 << 10
+  package static let writeSize = 256 << 10
 
   /// The plan taken for the last response head.
-  public private(set) var plan: ResponseValidation.Plan?
+  package private(set) var plan: ResponseValidation.Plan?
   /// The next write position: the partial file's length once the body is complete.
-  public private(set) var offset: Int64
+  package private(set) var offset: Int64
   /// Body bytes written in this exchange.
-  public private(set) var written: Int64 = 0
+  package private(set) var written: Int64 = 0
   /// The server's digests of the whole file that this body must match: those the final
   /// response head declared and, for a resumed body whose validator held, those the state
   /// kept from its first response (a declaration of the same source keeps the first).
   /// Empty unless `readsServerDigests`.
-  public private(set) var serverDigests: [ExpectedDigest] = []
+  package private(set) var serverDigests: [ExpectedDigest] = []
 
   /// - Parameters:
   ///   - fd: the open partial file, already holding `requested.start` bytes (or none).
@@ -80,7 +80,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   ///   - state: the resume state to record; for a resumed body, its `server` digests are
   ///     those its first response declared (`hasher` then computes their algorithms).
   ///   - readsServerDigests: whether the digests the server declares are checked.
-  public init(
+  package init(
     fd: Int32, local: LocalDownload, hasher: DigestSet?, requested: ByteRange?,
     expectedSize: Int64?, state: ResumeState, progress: ProgressCounter,
     readsServerDigests: Bool = false
@@ -98,7 +98,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     progress.store(offset)
   }
 
-  public func receive(head: ResponseHead) throws(TransferError) -> Bool {
+  package func receive(head: ResponseHead) throws(TransferError) -> Bool {
     try flush()
     let plan = ResponseValidation.plan(
       for: head, requested: requested, expectedSize: expectedSize,
@@ -165,7 +165,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
     hasher = hasher.map { $0.merged(with: added) } ?? added
   }
 
-  public func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
+  package func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
     guard !body.isEmpty else { return }
     if let expectedSize, offset + Int64(body.count) > expectedSize {
       throw TransferError(.sizeMismatch, "server sent more than the expected \(expectedSize) bytes")
@@ -191,7 +191,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
 
   /// Writes every buffered byte to the file. Call when the exchange ended, whatever its
   /// outcome, so a failed transfer keeps all it received for the next attempt.
-  public func flush() throws(TransferError) {
+  package func flush() throws(TransferError) {
     guard buffered > 0, let buffer else { return }
     let count = buffered
     buffered = 0
@@ -228,14 +228,14 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   }
 
   /// Whether this sink computes a digest (known once the response head arrived).
-  public var hashes: Bool { hasher != nil }
+  package var hashes: Bool { hasher != nil }
 
   /// Whether the digest is computed inline, so `inlineDigest()` has it without waiting.
-  public var digestIsReady: Bool { digestWorker == nil }
+  package var digestIsReady: Bool { digestWorker == nil }
 
   /// The digests of an inline-hashed body (see `digestIsReady`), `nil` when none is
   /// computed or the body cannot be written out. Call once, like `digest()`.
-  public func inlineDigest() -> DigestValues? {
+  package func inlineDigest() -> DigestValues? {
     guard digestWorker == nil, (try? flush()) != nil else { return nil }
     return hasher?.finalize()
   }
@@ -243,7 +243,7 @@ public final class DownloadSink: ResponseSink, @unchecked Sendable {
   /// The digests of the partial file's bytes (the resumed prefix and this body), once the
   /// exchange returned; `nil` when none is computed or a large body could not be read back
   /// to hash it. Call once: the digests are finished afterwards.
-  public func digest() async -> DigestValues? {
+  package func digest() async -> DigestValues? {
     guard (try? flush()) != nil else { return nil }
     guard let worker = digestWorker else { return hasher?.finalize() }
     digestWorker = nil

@@ -13,8 +13,8 @@ import Synchronization
 /// Owned by the one task running the entry; a segmented download's periodic state saver may
 /// call `writeState` concurrently, so state writes and `finish` are serialized by a lock, and
 /// a state write after `finish` is dropped (it would outlive the finished file).
-public final class LocalDownload: @unchecked Sendable {
-  public let path: String
+package final class LocalDownload: @unchecked Sendable {
+  package let path: String
   /// Kept alive while `parent` may be its own root descriptor.
   private let directory: OutputDirectory
   let parent: Int32
@@ -38,13 +38,13 @@ public final class LocalDownload: @unchecked Sendable {
   }
   private let stateFile = Mutex(StateFile())
 
-  public var partialName: String { leaf + ".haul-partial" }
-  public var stateName: String { leaf + ".haul-state" }
+  package var partialName: String { leaf + ".haul-partial" }
+  package var stateName: String { leaf + ".haul-state" }
 
   /// Opens the parent folder of `path` in `directory`, creating folders as needed.
   /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut;
   /// `recordsETag` (`--refresh`) keeps the server's ETag with it.
-  public init(
+  package init(
     directory: OutputDirectory, path: String, durable: Bool, remoteTime: Bool = false,
     recordsETag: Bool = false
   ) throws(TransferError) {
@@ -62,16 +62,16 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Whether this holds a descriptor of its own (its parent folder, for a path in a
   /// subfolder) rather than sharing the output directory's.
-  public var holdsDescriptor: Bool { parent != directory.descriptor }
+  package var holdsDescriptor: Bool { parent != directory.descriptor }
 
   /// The destination's metadata (a symlink is reported as such, never followed).
-  public func destination() -> FileStatus? { FileStatus.lstat(parent, leaf) }
+  package func destination() -> FileStatus? { FileStatus.lstat(parent, leaf) }
 
   /// The partial file's metadata.
-  public func partial() -> FileStatus? { FileStatus.lstat(parent, partialName) }
+  package func partial() -> FileStatus? { FileStatus.lstat(parent, partialName) }
 
   /// The resume state, or `nil` when absent or damaged.
-  public func readState() -> ResumeState? {
+  package func readState() -> ResumeState? {
     let fd = openat(parent, stateName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     let found = fd >= 0 || errno != ENOENT
     if found { stateFile.withLock { $0.mayExist = true } }
@@ -85,7 +85,7 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Replaces the resume state atomically (a temporary file renamed over it); does nothing
   /// once the file is finished.
-  public func writeState(_ state: ResumeState) throws(TransferError) {
+  package func writeState(_ state: ResumeState) throws(TransferError) {
     try stateFile.withLock { file throws(TransferError) in
       guard !file.finished else { return }
       file.mayExist = true
@@ -117,7 +117,7 @@ public final class LocalDownload: @unchecked Sendable {
   /// size that cannot fit fails before its request is sent, instead of after filling the
   /// disk. `present` is asked only when the whole would not fit, so the common case costs
   /// one `fstatvfs` and no look at the partial file.
-  public func ensureRoom(for bytes: Int64, present: () -> Int64 = { 0 }) throws(TransferError) {
+  package func ensureRoom(for bytes: Int64, present: () -> Int64 = { 0 }) throws(TransferError) {
     guard bytes > 0 else { return }
     var info = statvfs()
     guard fstatvfs(parent, &info) == 0 else { return }
@@ -132,7 +132,7 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Opens the partial file for reading and writing, creating it, and emptying it when
   /// `truncate`. Refuses a symlink or anything but a regular file in its place.
-  public func openPartial(truncate: Bool) throws(TransferError) -> Int32 {
+  package func openPartial(truncate: Bool) throws(TransferError) -> Int32 {
     let flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0)
     let (fd, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
       let fd = openat(parent, partialName, flags, 0o666)
@@ -154,7 +154,7 @@ public final class LocalDownload: @unchecked Sendable {
   /// common case (nothing to resume) costs one `openat` and no look at the file or its resume
   /// state. An existing one is opened without following a symlink and refused unless it is a
   /// regular file.
-  public func openOrCreatePartial() throws(TransferError) -> (fd: Int32, existing: Int64) {
+  package func openOrCreatePartial() throws(TransferError) -> (fd: Int32, existing: Int64) {
     let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
     let (created, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
       let fd = openat(parent, partialName, flags, 0o666)
@@ -175,7 +175,7 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Moves the finished partial file into place and drops its state. With `durable`, the
   /// data is fsync'ed before the rename and the folder after it.
-  public func finish(partial fd: Int32) throws(TransferError) {
+  package func finish(partial fd: Int32) throws(TransferError) {
     try applyRemoteTime(fd)
     if recordsETag { recordETag(fd) }
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
@@ -192,7 +192,7 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Notes the `Last-Modified` of the response whose body fills the partial file (`nil`
   /// when it has none): the latest note wins, so a restarted or resumed body's counts.
-  public func noteLastModified(_ value: String?) {
+  package func noteLastModified(_ value: String?) {
     guard remoteTime else { return }
     lastModified.withLock { $0 = value.flatMap(HTTPDate.epochSeconds) }
   }
@@ -211,7 +211,7 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Deletes the partial file when it holds nothing (a transfer that failed before its
   /// first byte, a refused connection say): there is nothing to resume.
-  public func discardEmptyPartial() {
+  package func discardEmptyPartial() {
     guard let partial = partial(), partial.isRegularFile, partial.size == 0 else { return }
     unlinkat(parent, partialName, 0)
   }
@@ -219,14 +219,14 @@ public final class LocalDownload: @unchecked Sendable {
   /// Deletes the partial file and its state (after a size or digest mismatch: its bytes
   /// are known bad; after a 304 to `--refresh`: the file in place is current). The state
   /// is unlinked only when one may exist, as in `finish`.
-  public func discardPartial() {
+  package func discardPartial() {
     unlinkat(parent, partialName, 0)
     if stateFile.withLock({ $0.mayExist }) { unlinkat(parent, stateName, 0) }
   }
 
   /// The digests of `algorithms` and the length of the destination file, or `nil` when it
   /// cannot be read as a regular file. The digests are computed together in one read.
-  public func digestsOfDestination(_ algorithms: [DigestAlgorithm]) -> (DigestValues, Int64)? {
+  package func digestsOfDestination(_ algorithms: [DigestAlgorithm]) -> (DigestValues, Int64)? {
     let fd = openat(parent, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -237,7 +237,7 @@ public final class LocalDownload: @unchecked Sendable {
 
   /// Feeds the first `limit` bytes of `fd` (all of it when nil) into every digest of
   /// `digests`, in 1 MiB reads; returns the bytes read. `what` names the file in an error.
-  public static func hash(
+  package static func hash(
     fd: Int32, upTo limit: Int64?, into digests: DigestSet, what: String = "the partial file"
   ) throws(TransferError) -> Int64 {
     let chunk = 1 << 20

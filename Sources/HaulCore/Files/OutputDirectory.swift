@@ -11,9 +11,9 @@
 /// Each operation walks the relative path component by component with `openat(...,
 /// O_NOFOLLOW)`, creating missing folders, and works on the leaf relative to its parent's
 /// descriptor. Thread-safe: it holds only an immutable descriptor.
-public final class OutputDirectory: Sendable {
+package final class OutputDirectory: Sendable {
   /// The root's path as given.
-  public let path: String
+  package let path: String
   /// The root's descriptor; `parent(of:create:sharingRoot:)` may hand it out, unduplicated.
   let descriptor: Int32
   /// Whether names are added to folders here one at a time (see `DirectoryEntryLock`): on
@@ -22,7 +22,7 @@ public final class OutputDirectory: Sendable {
   let takesTurnsAddingNames: Bool
 
   /// Opens (creating if needed) the output directory.
-  public init(path: String) throws(TransferError) {
+  package init(path: String) throws(TransferError) {
     if mkdir(path, 0o777) != 0 && errno != EEXIST {
       throw FileErrors.error(errno, "cannot create output directory \(path)")
     }
@@ -40,7 +40,7 @@ public final class OutputDirectory: Sendable {
   /// The caller closes the returned descriptor, except when `sharingRoot` allowed the root's
   /// own descriptor to be returned for a leaf directly inside it (saving a `dup` and a
   /// `close` per file); the caller tells by comparing it with `descriptor`.
-  public func parent(of relativePath: String, create: Bool, sharingRoot: Bool = false)
+  package func parent(of relativePath: String, create: Bool, sharingRoot: Bool = false)
     throws(TransferError) -> (Int32, String)
   {
     if sharingRoot, Self.isPlainName(relativePath) { return (descriptor, relativePath) }
@@ -84,7 +84,7 @@ public final class OutputDirectory: Sendable {
 
   /// Metadata of the file at `relativePath` without following a final symlink; `nil` when
   /// absent (or a parent is missing).
-  public func status(of relativePath: String) throws(TransferError) -> FileStatus? {
+  package func status(of relativePath: String) throws(TransferError) -> FileStatus? {
     let (parent, leaf): (Int32, String)
     do throws(TransferError) {
       (parent, leaf) = try self.parent(of: relativePath, create: false)
@@ -97,10 +97,10 @@ public final class OutputDirectory: Sendable {
 }
 
 /// What haul needs to know of a local file.
-public struct FileStatus: Sendable, Hashable {
-  public var size: Int64
-  public var isRegularFile: Bool
-  public var isSymlink: Bool
+package struct FileStatus: Sendable, Hashable {
+  package var size: Int64
+  package var isRegularFile: Bool
+  package var isSymlink: Bool
 
   /// `fstatat` without following symlinks; `nil` when there is nothing at `name`.
   static func lstat(_ directory: Int32, _ name: String) -> FileStatus? {
@@ -113,10 +113,10 @@ public struct FileStatus: Sendable, Hashable {
 }
 
 /// Maps `errno` values from local file operations to typed errors.
-public enum FileErrors {
+package enum FileErrors {
   /// Writes all of `bytes` at `offset` of `fd` (short writes and EINTR retried); a failure
   /// is typed as `error(_:_:)` says, with `what` naming the file.
-  public static func pwriteAll(
+  package static func pwriteAll(
     _ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, what: String
   ) throws(TransferError) {
     guard let base = bytes.baseAddress else { return }
@@ -132,7 +132,7 @@ public enum FileErrors {
   }
 
   /// `disk_full` for ENOSPC/EDQUOT, `path_refused` for ELOOP, `io` for everything else.
-  public static func error(_ code: Int32, _ what: String) -> TransferError {
+  package static func error(_ code: Int32, _ what: String) -> TransferError {
     let reason = String(cString: strerror(code))
     switch code {
     case ENOSPC, EDQUOT: return TransferError(.diskFull, "\(what): \(reason)")

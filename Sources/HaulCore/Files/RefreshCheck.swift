@@ -5,20 +5,20 @@
 ///
 /// A value read once, before the entry waits for a slot; every attempt of the entry sends
 /// the same conditions (`fields`), on every redirect hop.
-public struct RefreshCheck: Sendable, Hashable {
+package struct RefreshCheck: Sendable, Hashable {
   /// The name of the extended attribute that keeps a downloaded file's ETag.
-  public static let etagAttribute = "user.haul.etag"
+  package static let etagAttribute = "user.haul.etag"
   /// The longest ETag recorded or read back; a longer one is not kept.
-  public static let maxETagLength = 1024
+  package static let maxETagLength = 1024
 
   /// The ETag recorded with the file, when there is a valid one.
-  public var etag: String?
+  package var etag: String?
   /// The file's mtime in whole seconds since 1970.
-  public var modified: Int
+  package var modified: Int
   /// The file's length, counted as done when the server says it is unchanged.
-  public var size: Int64
+  package var size: Int64
 
-  public init(etag: String?, modified: Int, size: Int64) {
+  package init(etag: String?, modified: Int, size: Int64) {
     self.etag = etag.flatMap { Self.isEntityTag($0) ? $0 : nil }
     self.modified = modified
     self.size = size
@@ -26,7 +26,7 @@ public struct RefreshCheck: Sendable, Hashable {
 
   /// The conditional request's fields: `If-None-Match` with the recorded ETag (when there
   /// is one) and `If-Modified-Since` with the mtime.
-  public var fields: [HTTPField] {
+  package var fields: [HTTPField] {
     let since = HTTPField("If-Modified-Since", HTTPDate.imfFixdate(epochSeconds: modified))
     guard let etag else { return [since] }
     return [HTTPField("If-None-Match", etag), since]
@@ -35,7 +35,7 @@ public struct RefreshCheck: Sendable, Hashable {
   /// Whether `text` is one entity-tag (RFC 9110, section 8.8.3: `"…"` or `W/"…"`, of
   /// visible ASCII but `"`) no longer than `maxETagLength`: only such a value is recorded,
   /// and only such a value read from a file's attribute (anyone may set one) is sent.
-  public static func isEntityTag(_ text: String) -> Bool {
+  package static func isEntityTag(_ text: String) -> Bool {
     var bytes = Substring(text).utf8[...]
     guard bytes.count >= 2, bytes.count <= maxETagLength else { return false }
     if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }

@@ -2,9 +2,9 @@
 /// that guarantees a file is never spliced from two different versions of a resource.
 ///
 /// Pure: the same inputs always give the same plan; see `ResponseValidationTests`.
-public enum ResponseValidation {
+package enum ResponseValidation {
   /// What to do with a response's body.
-  public enum Plan: Sendable, Hashable {
+  package enum Plan: Sendable, Hashable {
     /// Write the body at `offset`; `total` is the resource's full length when known.
     /// `restart` is true when a range was asked for but the whole resource comes instead
     /// (the partial file must be emptied first).
@@ -25,7 +25,7 @@ public enum ResponseValidation {
   /// total differs belongs to another version, and the download starts over. So does a 206
   /// whose validator contradicts `ifRange`, the one the request sent: a server that ignores
   /// `If-Range` (h2o 2.2 was seen doing so) would otherwise splice two versions.
-  public static func plan(
+  package static func plan(
     for head: ResponseHead, requested: ByteRange?, expectedSize: Int64?,
     knownTotal: Int64? = nil, ifRange: String? = nil
   ) -> Plan {
@@ -86,14 +86,14 @@ public enum ResponseValidation {
 }
 
 /// A parsed `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
-public struct ContentRange: Sendable, Hashable {
-  public var start: Int64
-  public var end: Int64
-  public var total: Int64?
+package struct ContentRange: Sendable, Hashable {
+  package var start: Int64
+  package var end: Int64
+  package var total: Int64?
 
   /// Parses a `Content-Range` value; `nil` when absent or malformed (or END < START, or
   /// END ≥ TOTAL).
-  public init?(_ value: String?) {
+  package init?(_ value: String?) {
     guard let value = value?.trimmingASCIIWhitespace(), value.lowercased().hasPrefix("bytes ")
     else { return nil }
     let rest = value.dropFirst(6)
@@ -114,7 +114,7 @@ public struct ContentRange: Sendable, Hashable {
   }
 
   /// The TOTAL of `Content-Range: bytes */TOTAL` (the form a 416 carries).
-  public static func unsatisfiedTotal(_ value: String?) -> Int64? {
+  package static func unsatisfiedTotal(_ value: String?) -> Int64? {
     guard let value = value?.trimmingASCIIWhitespace(), value.lowercased().hasPrefix("bytes */")
     else { return nil }
     return Int64(value.dropFirst(8)).flatMap { $0 >= 0 ? $0 : nil }
@@ -123,8 +123,8 @@ public struct ContentRange: Sendable, Hashable {
 
 /// The validator that guards a resume (`If-Range`): a strong ETag, else `Last-Modified`.
 /// Weak ETags (`W/"..."`) are never used: RFC 9110 forbids them in `If-Range`.
-public enum Validator {
-  public static func from(_ head: ResponseHead) -> String? {
+package enum Validator {
+  package static func from(_ head: ResponseHead) -> String? {
     if let etag = head.value(for: "ETag")?.trimmingASCIIWhitespace(), etag.hasPrefix("\"") {
       return etag
     }
@@ -140,7 +140,7 @@ public enum Validator {
   /// ETag (`"..."`) is compared with the head's `ETag`, a date with its `Last-Modified`, each
   /// exactly, as `If-Range` itself compares (RFC 9110 §13.1.5). A head without that field
   /// contradicts nothing: many servers leave validators out of a 206.
-  public static func contradicts(_ head: ResponseHead, sent: String) -> Bool {
+  package static func contradicts(_ head: ResponseHead, sent: String) -> Bool {
     let sent = sent.trimmingASCIIWhitespace()
     let name = sent.hasPrefix("\"") ? "ETag" : "Last-Modified"
     guard let value = head.value(for: name)?.trimmingASCIIWhitespace() else { return false }

@@ -7,25 +7,25 @@ import Foundation
 /// offset, so no crash can leave state that points past the bytes really on disk. The file
 /// holds one JSON line and the SHA-256 of that line; a state whose digest does not match
 /// (torn, truncated, edited) is discarded and the entry starts over.
-public struct ResumeState: Codable, Sendable, Hashable {
+package struct ResumeState: Codable, Sendable, Hashable {
   /// The entry's first source URL, without userinfo.
-  public var url: String
+  package var url: String
   /// The entry's expected digest and size, as the manifest gave them.
-  public var sha256: String?
-  public var size: Int64?
+  package var sha256: String?
+  package var size: Int64?
   /// The validator (strong ETag or Last-Modified) of the version the partial holds.
-  public var validator: String?
+  package var validator: String?
   /// The resource's full length, when the server said.
-  public var total: Int64?
+  package var total: Int64?
   /// For a segmented download: each segment's range and how far it got (`--segments`).
-  public var segments: [SegmentProgress]?
+  package var segments: [SegmentProgress]?
   /// The digests of the whole file the server declared in the response the partial began
   /// with, checked at the end of a resume whose validator still matches (its `206` may
   /// declare fewer: a `Content-Digest` covers only the part). Absent in states written
   /// before haul read server digests, which then resume without them.
-  public var server: [ExpectedDigest]?
+  package var server: [ExpectedDigest]?
 
-  public init(
+  package init(
     url: String, sha256: String?, size: Int64?, validator: String?, total: Int64?,
     segments: [SegmentProgress]? = nil, server: [ExpectedDigest]? = nil
   ) {
@@ -39,7 +39,7 @@ public struct ResumeState: Codable, Sendable, Hashable {
   }
 
   /// The state file's bytes.
-  public func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let json = (try? encoder.encode(self)) ?? Data()
@@ -48,7 +48,7 @@ public struct ResumeState: Codable, Sendable, Hashable {
   }
 
   /// Decodes a state file's bytes; `nil` when they are damaged in any way.
-  public static func decode(_ bytes: [UInt8]) -> ResumeState? {
+  package static func decode(_ bytes: [UInt8]) -> ResumeState? {
     let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
     guard lines.count == 3, lines[2].isEmpty,
       String(decoding: lines[1], as: UTF8.self) == SHA256.hex(of: lines[0])
@@ -57,7 +57,7 @@ public struct ResumeState: Codable, Sendable, Hashable {
   }
 
   /// Whether a partial described by this state may continue `entry`.
-  public func belongs(to entry: ManifestEntry) -> Bool {
+  package func belongs(to entry: ManifestEntry) -> Bool {
     url == RedactedURL.string(entry.url) && sha256 == entry.sha256 && size == entry.size
   }
 }
@@ -66,24 +66,24 @@ public struct ResumeState: Codable, Sendable, Hashable {
 ///
 /// `next` is where the segment's next byte goes. It is saved only after the bytes before it
 /// were written (and, with `--fsync`, synced), so it never points past what is on disk.
-public struct SegmentProgress: Codable, Sendable, Hashable {
+package struct SegmentProgress: Codable, Sendable, Hashable {
   /// First byte of the segment.
-  public var start: Int64
+  package var start: Int64
   /// Last byte of the segment (inclusive).
-  public var end: Int64
+  package var end: Int64
   /// The next byte to fetch; `end + 1` when the segment is complete.
-  public var next: Int64
+  package var next: Int64
 
-  public init(start: Int64, end: Int64, next: Int64) {
+  package init(start: Int64, end: Int64, next: Int64) {
     self.start = start
     self.end = end
     self.next = next
   }
 
-  public var isComplete: Bool { next > end }
+  package var isComplete: Bool { next > end }
 
   /// Splits `total` bytes into `count` segments of nearly equal length.
-  public static func plan(total: Int64, count: Int) -> [SegmentProgress] {
+  package static func plan(total: Int64, count: Int) -> [SegmentProgress] {
     let count = Int64(max(1, min(Int64(count), total)))
     let length = total / count
     return (0..<count).map { index in

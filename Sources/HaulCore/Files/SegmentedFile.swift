@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// Thread-safe: segment sinks call `wrote` from transport threads while the entry's task
 /// calls `catchUp` and `progress`; all state is behind one lock, never held during I/O.
-public final class SegmentedFile: Sendable {
-  public let fd: Int32
+package final class SegmentedFile: Sendable {
+  package let fd: Int32
   private let hasher: DigestSet
   private let counter: ProgressCounter
   private let state: Mutex<(segments: [SegmentProgress], frontier: Int64, present: Int64)>
@@ -24,7 +24,7 @@ public final class SegmentedFile: Sendable {
   /// - Parameters:
   ///   - segments: the plan, with the progress already on disk (a resume).
   ///   - hasher: fresh digests; this object feeds them from byte 0.
-  public init(
+  package init(
     fd: Int32, segments: [SegmentProgress], hasher: DigestSet, counter: ProgressCounter
   ) {
     self.fd = fd
@@ -36,13 +36,13 @@ public final class SegmentedFile: Sendable {
   }
 
   /// Each segment's progress, for the resume state.
-  public var progress: [SegmentProgress] { state.withLock { $0.segments } }
+  package var progress: [SegmentProgress] { state.withLock { $0.segments } }
 
   /// How far the hashed prefix reaches.
-  public var frontier: Int64 { state.withLock { $0.frontier } }
+  package var frontier: Int64 { state.withLock { $0.frontier } }
 
   /// Records that segment `index` wrote `bytes` at `offset` (after `pwrite` returned).
-  public func wrote(segment index: Int, at offset: Int64, _ bytes: UnsafeRawBufferPointer) {
+  package func wrote(segment index: Int, at offset: Int64, _ bytes: UnsafeRawBufferPointer) {
     let count = Int64(bytes.count)
     let present = state.withLock { state in
       state.segments[index].next = offset + count
@@ -58,7 +58,7 @@ public final class SegmentedFile: Sendable {
 
   /// Hashes, from the file, whatever was written ahead of the frontier, until the frontier
   /// reaches bytes not yet written.
-  public func catchUp() throws(TransferError) {
+  package func catchUp() throws(TransferError) {
     let chunk = 4 << 20
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
     defer { buffer.deallocate() }

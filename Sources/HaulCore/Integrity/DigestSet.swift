@@ -7,9 +7,9 @@
 ///
 /// Not thread-safe: one owner at a time feeds it. `@unchecked Sendable` so that ownership can
 /// move between threads; it is never shared.
-public final class DigestSet: @unchecked Sendable {
+package final class DigestSet: @unchecked Sendable {
   /// Bytes every algorithm reads before the next block: well inside a core's L2 cache.
-  public static let blockSize = 64 << 10
+  package static let blockSize = 64 << 10
 
   /// The digests, one per algorithm, in canonical order.
   private let digests: [StreamingDigest]
@@ -19,7 +19,7 @@ public final class DigestSet: @unchecked Sendable {
   ///
   /// Allocates the set, one array and each digest: a download makes one per file, so a
   /// million small files pay for no more.
-  public init(_ algorithms: some Sequence<DigestAlgorithm>) {
+  package init(_ algorithms: some Sequence<DigestAlgorithm>) {
     var wanted: UInt8 = 0
     for algorithm in algorithms { wanted |= 1 << algorithm.rank }
     var digests: [StreamingDigest] = []
@@ -35,10 +35,10 @@ public final class DigestSet: @unchecked Sendable {
   }
 
   /// The algorithms computed, distinct, in canonical order.
-  public var algorithms: [DigestAlgorithm] { digests.map(\.algorithm) }
+  package var algorithms: [DigestAlgorithm] { digests.map(\.algorithm) }
 
   /// Whether the set computes `algorithm`.
-  public func computes(_ algorithm: DigestAlgorithm) -> Bool {
+  package func computes(_ algorithm: DigestAlgorithm) -> Bool {
     digests.contains { $0.algorithm == algorithm }
   }
 
@@ -46,20 +46,20 @@ public final class DigestSet: @unchecked Sendable {
   /// download adds the algorithms a server declares to a set that already hashed a prefix
   /// (`other` fed the same prefix). An algorithm in both keeps this set's digest. Both sets
   /// are taken over: feed only the result from now on.
-  public func merged(with other: DigestSet) -> DigestSet {
+  package func merged(with other: DigestSet) -> DigestSet {
     DigestSet(digests: digests + other.digests.filter { !computes($0.algorithm) })
   }
 
   /// Whether the set computes nothing.
-  public var isEmpty: Bool { digests.isEmpty }
+  package var isEmpty: Bool { digests.isEmpty }
 
   /// Starts every digest over, as if newly created.
-  public func reset() {
+  package func reset() {
     for digest in digests { digest.reset() }
   }
 
   /// Feeds `bytes` into every digest.
-  public func update(_ bytes: UnsafeRawBufferPointer) {
+  package func update(_ bytes: UnsafeRawBufferPointer) {
     if digests.count == 1 {
       digests[0].update(bytes)
       return
@@ -75,7 +75,7 @@ public final class DigestSet: @unchecked Sendable {
 
   /// Every digest of everything fed so far, as lowercase hex. Leaves the set unusable until
   /// `reset()`.
-  public func finalize() -> DigestValues {
+  package func finalize() -> DigestValues {
     var values = DigestValues()
     for digest in digests { values[digest.algorithm] = digest.finalize() }
     return values

@@ -6,14 +6,14 @@
 /// `server:x-amz-checksum-sha256`.
 ///
 /// Codable so that a resume state can keep the digests its server declared.
-public struct ExpectedDigest: Sendable, Hashable, Codable {
-  public var algorithm: DigestAlgorithm
+package struct ExpectedDigest: Sendable, Hashable, Codable {
+  package var algorithm: DigestAlgorithm
   /// The digest, lowercase hex of `algorithm.hexLength` digits.
-  public var hex: String
+  package var hex: String
   /// Where it came from, as the report names it.
-  public var source: String
+  package var source: String
 
-  public init(algorithm: DigestAlgorithm, hex: String, source: String) {
+  package init(algorithm: DigestAlgorithm, hex: String, source: String) {
     self.algorithm = algorithm
     self.hex = hex
     self.source = source
@@ -21,7 +21,7 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
 
   /// The algorithms `expected` asks for, distinct, in canonical order: what a `DigestSet`
   /// for them must compute.
-  public static func algorithms(_ expected: [ExpectedDigest]) -> [DigestAlgorithm] {
+  package static func algorithms(_ expected: [ExpectedDigest]) -> [DigestAlgorithm] {
     Array(Set(expected.map(\.algorithm))).sorted()
   }
 
@@ -30,7 +30,7 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
   ///
   /// An algorithm missing from `computed` is a mismatch too (a digest that was asked for and
   /// not computed is not verified).
-  public static func verify(_ expected: [ExpectedDigest], against computed: DigestValues)
+  package static func verify(_ expected: [ExpectedDigest], against computed: DigestValues)
     -> Result<[String], DigestMismatch>
   {
     var verified: [String] = []
@@ -47,25 +47,25 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
 }
 
 /// A file whose digest differs from one it was expected to have.
-public struct DigestMismatch: Error, Sendable, Hashable, CustomStringConvertible {
+package struct DigestMismatch: Error, Sendable, Hashable, CustomStringConvertible {
   /// The digest expected, with its source.
-  public var expected: ExpectedDigest
+  package var expected: ExpectedDigest
   /// The digest computed; `nil` when it was not computed.
-  public var actual: String?
+  package var actual: String?
 
-  public init(expected: ExpectedDigest, actual: String?) {
+  package init(expected: ExpectedDigest, actual: String?) {
     self.expected = expected
     self.actual = actual
   }
 
   /// `SHA-512 ab12…, expected cd34… (manifest:sha512)`.
-  public var description: String {
+  package var description: String {
     "\(expected.algorithm.displayName) \(actual ?? "not computed"), expected \(expected.hex)"
       + " (\(expected.source))"
   }
 
   /// The transfer's failure: `checksum_mismatch`, naming the algorithm and the source.
-  public var transferError: TransferError {
+  package var transferError: TransferError {
     TransferError(.checksumMismatch, description)
   }
 }

@@ -19,16 +19,16 @@
 /// ignored. Within one field, a structured dictionary keeps the last value of a key (RFC 8941);
 /// the plain lists (`Digest`, `x-goog-hash`) keep the first.
 /// Responses other than 2xx declare nothing (their body is not the file).
-public enum ServerDigests {
+package enum ServerDigests {
   /// The request field that asks for `Repr-Digest` (RFC 9530 §4): SHA-256 preferred, SHA-512
   /// welcome.
-  public static let wantReprDigest = HTTPField("Want-Repr-Digest", "sha-256=9, sha-512=5")
+  package static let wantReprDigest = HTTPField("Want-Repr-Digest", "sha-256=9, sha-512=5")
 
   /// Every digest `head` declares for the file, in the order of the list above.
   ///
   /// A response that declares none (the common case) costs one pass over its fields and
   /// allocates nothing.
-  public static func declared(by head: ResponseHead) -> [ExpectedDigest] {
+  package static func declared(by head: ResponseHead) -> [ExpectedDigest] {
     guard (200..<300).contains(head.status),
       head.headers.contains(where: { field in fieldNames.contains { field.hasName($0) } })
     else { return [] }

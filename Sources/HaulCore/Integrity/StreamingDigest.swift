@@ -6,12 +6,12 @@ internal import CCrypto
 /// owner at a time feeds it (a transfer hands it to its transport for the duration of an
 /// exchange). `@unchecked Sendable` so that ownership can move between threads; it is never
 /// shared.
-public final class StreamingDigest: @unchecked Sendable {
+package final class StreamingDigest: @unchecked Sendable {
   /// What this digest computes.
-  public let algorithm: DigestAlgorithm
+  package let algorithm: DigestAlgorithm
   private let context: OpaquePointer
 
-  public init(_ algorithm: DigestAlgorithm) {
+  package init(_ algorithm: DigestAlgorithm) {
     guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
     self.algorithm = algorithm
     self.context = context
@@ -21,21 +21,21 @@ public final class StreamingDigest: @unchecked Sendable {
   deinit { EVP_MD_CTX_free(context) }
 
   /// Starts over, as if newly created.
-  public func reset() {
+  package func reset() {
     guard EVP_DigestInit_ex(context, EVPDigests.method(algorithm), nil) == 1 else {
       fatalError("EVP_DigestInit_ex failed for \(algorithm.displayName)")
     }
   }
 
   /// Feeds `bytes` into the digest.
-  public func update(_ bytes: UnsafeRawBufferPointer) {
+  package func update(_ bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
     EVP_DigestUpdate(context, base, bytes.count)
   }
 
   /// The digest of everything fed so far, as lowercase hex (`algorithm.hexLength` digits).
   /// Leaves the digest unusable until `reset()`.
-  public func finalize() -> String {
+  package func finalize() -> String {
     // 64 bytes: the longest digest haul computes (SHA-512), on the stack.
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
       var length: UInt32 = 0
@@ -46,7 +46,7 @@ public final class StreamingDigest: @unchecked Sendable {
   }
 
   /// The digest of `bytes` with `algorithm`, as lowercase hex.
-  public static func hex(_ algorithm: DigestAlgorithm, of bytes: some Sequence<UInt8>) -> String {
+  package static func hex(_ algorithm: DigestAlgorithm, of bytes: some Sequence<UInt8>) -> String {
     let digest = StreamingDigest(algorithm)
     let array = Array(bytes)
     array.withUnsafeBytes { digest.update($0) }

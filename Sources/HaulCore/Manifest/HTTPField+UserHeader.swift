@@ -1,7 +1,7 @@
 extension HTTPField {
   /// Header names that haul sets itself and a user may not: in a manifest's `headers` or
   /// through `--header`. Compared without regard to case.
-  public static let namesOwnedByHaul: [String] = [
+  package static let namesOwnedByHaul: [String] = [
     "Host", "Content-Length", "Transfer-Encoding", "Range", "If-Range", "Connection", "Expect",
   ]
 
@@ -9,7 +9,7 @@ extension HTTPField {
   /// may. The name must be an HTTP token (RFC 9110) and not one of `namesOwnedByHaul`; the
   /// value may hold no CR, LF or other control character except tab. The reason quotes the
   /// name but never the value, which may be a secret.
-  public var userHeaderProblem: String? {
+  package var userHeaderProblem: String? {
     if name.isEmpty { return "header name is empty" }
     if !name.utf8.allSatisfy(Self.isTokenByte) {
       if name.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) {

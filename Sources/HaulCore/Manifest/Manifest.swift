@@ -38,17 +38,33 @@ public struct Manifest: Sendable {
   public var checksums: ChecksumTable
   /// `--s3`: where `s3://BUCKET/KEY` URLs go; entries carry the endpoint's URL. `nil`
   /// refuses `s3://` URLs.
-  public var s3: S3Endpoint?
+  package var s3: S3Endpoint?
   /// Whether a URL whose host is an IPv6 literal (`http://[::1]:8080/`, also a mirror) is a
   /// bad line: set for a transport that cannot reach one (URLSession on Linux fails it
   /// with error -1000, a corelibs limit), so that the run stops before any transfer instead
   /// of spending every retry on it.
   public var refusesIPv6Literals: Bool
 
+  /// - Parameters:
+  ///   - path: the file to read.
+  ///   - displayName: the name error messages give it.
+  ///   - outputDirectory: what entries' paths are relative to; uploads' files are looked up
+  ///     there.
+  ///   - checksums: digests from `--checksums` files, given to downloads by path.
+  ///   - refusesIPv6Literals: refuse IPv6 literal hosts, for the URLSession transport.
   public init(
     path: String, displayName: String, outputDirectory: String,
-    checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil,
-    refusesIPv6Literals: Bool = false
+    checksums: ChecksumTable = ChecksumTable(), refusesIPv6Literals: Bool = false
+  ) {
+    self.init(
+      path: path, displayName: displayName, outputDirectory: outputDirectory,
+      checksums: checksums, s3: nil, refusesIPv6Literals: refusesIPv6Literals)
+  }
+
+  /// A manifest whose `s3://` URLs go to `s3`.
+  package init(
+    path: String, displayName: String, outputDirectory: String, checksums: ChecksumTable,
+    s3: S3Endpoint?, refusesIPv6Literals: Bool
   ) {
     self.path = path
     self.displayName = displayName

@@ -71,7 +71,7 @@ public struct ManifestEntry: Sendable, Hashable {
 
   /// `expectedDigests` with where each came from (`manifest:sha256`, `checksums:md5`), in
   /// canonical order: what `ExpectedDigest.verify` checks and the report's `verified` names.
-  public var expectedDigestList: [ExpectedDigest] {
+  package var expectedDigestList: [ExpectedDigest] {
     DigestAlgorithm.allCases.compactMap { algorithm in
       if let hex = manifestDigests[algorithm] {
         return ExpectedDigest(algorithm: algorithm, hex: hex, source: "manifest:\(algorithm)")

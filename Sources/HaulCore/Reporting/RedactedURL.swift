@@ -6,15 +6,15 @@ import Foundation
 /// their URL text from it. Works on the text, so that it also applies to URLs that
 /// `Foundation.URL` would not parse. Query strings are kept: they are not treated as secrets
 /// (docs/behaviour.md, "Secrets").
-public enum RedactedURL {
+package enum RedactedURL {
   /// `url`'s text with any `user[:password]@` removed from its authority.
-  public static func string(_ url: URL) -> String {
+  package static func string(_ url: URL) -> String {
     string(url.absoluteString)
   }
 
   /// `url` with any `user[:password]@` removed from its authority. Scans the bytes once;
   /// a URL without `@` (nearly all) is returned as it is, without a copy.
-  public static func string(_ url: String) -> String {
+  package static func string(_ url: String) -> String {
     var text = url
     let cut: (Int, Int)? = text.withUTF8 { bytes in
       // The authority starts after the first "://" and ends at "/", "?" or "#".

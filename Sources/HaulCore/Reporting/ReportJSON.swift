@@ -2,30 +2,30 @@
 ///
 /// Field names and order are the contract; values carry no secrets: URLs lose their userinfo
 /// here even if a caller forgot, and error messages are `TransferError`'s, which never hold one.
-public enum ReportJSON {
+package enum ReportJSON {
   /// One element of the report's `transfers` array.
-  public static func transfer(_ outcome: EntryOutcome) -> String {
+  package static func transfer(_ outcome: EntryOutcome) -> String {
     var object = JSONObject()
     addTransferFields(outcome, to: &object)
     return object.json
   }
 
   /// One element of the report's `transfers` array, its UTF-8 bytes appended to `out`.
-  public static func appendTransfer(_ outcome: EntryOutcome, to out: inout [UInt8]) {
+  package static func appendTransfer(_ outcome: EntryOutcome, to out: inout [UInt8]) {
     var object = JSONObject()
     addTransferFields(outcome, to: &object)
     object.appendJSON(to: &out)
   }
 
   /// The report's `summary` object.
-  public static func summary(_ summary: RunSummary) -> String {
+  package static func summary(_ summary: RunSummary) -> String {
     var object = JSONObject()
     addSummaryFields(summary, to: &object)
     return object.json
   }
 
   /// The `start` event of an entry.
-  public static func startEvent(_ entry: EntryInfo) -> String {
+  package static func startEvent(_ entry: EntryInfo) -> String {
     var object = JSONObject()
     object.add("type", "start")
     addEntryFields(entry, to: &object)
@@ -33,7 +33,7 @@ public enum ReportJSON {
   }
 
   /// A `progress` event of one entry in flight: `bytes` present so far, `size` when known.
-  public static func progressEvent(_ active: ProgressSnapshot.Active) -> String {
+  package static func progressEvent(_ active: ProgressSnapshot.Active) -> String {
     var object = JSONObject()
     object.add("type", "progress")
     object.add("line", active.entry.line)
@@ -45,7 +45,7 @@ public enum ReportJSON {
   }
 
   /// The `retry` event before attempt number `attempt` (2 for the first retry).
-  public static func retryEvent(
+  package static func retryEvent(
     _ entry: EntryInfo, attempt: Int, code: TransferError.Code, delay: Double
   ) -> String {
     var object = JSONObject()
@@ -60,7 +60,7 @@ public enum ReportJSON {
   }
 
   /// The `done`, `skipped` or `failed` event of an entry: its report object with a `type`.
-  public static func finishedEvent(_ outcome: EntryOutcome) -> String {
+  package static func finishedEvent(_ outcome: EntryOutcome) -> String {
     var object = JSONObject()
     object.add("type", eventType(outcome.status))
     addTransferFields(outcome, to: &object)
@@ -68,7 +68,7 @@ public enum ReportJSON {
   }
 
   /// The last event: the report's summary fields with `"type": "summary"`.
-  public static func summaryEvent(_ summary: RunSummary) -> String {
+  package static func summaryEvent(_ summary: RunSummary) -> String {
     var object = JSONObject()
     object.add("type", "summary")
     addSummaryFields(summary, to: &object)
@@ -76,7 +76,7 @@ public enum ReportJSON {
   }
 
   /// The event type that ends an entry with `status`.
-  public static func eventType(_ status: EntryOutcome.Status) -> String {
+  package static func eventType(_ status: EntryOutcome.Status) -> String {
     switch status {
     case .ok: "done"
     case .skipped: "skipped"

@@ -17,21 +17,21 @@ import Foundation
 ///    (`path` or `virtual`; `auto` means the default) in the config file.
 ///
 /// SSO, `credential_process`, assumed roles and instance metadata are not read.
-public struct AWSConfiguration: Sendable, Hashable {
+package struct AWSConfiguration: Sendable, Hashable {
   /// The key to sign with.
-  public var credentials: AWSCredentials
+  package var credentials: AWSCredentials
   /// The region requests are signed for (and the default AWS endpoint's).
-  public var region: String
+  package var region: String
   /// The addressing style the config file asks for, if any.
-  public var addressing: S3Addressing?
+  package var addressing: S3Addressing?
   /// The profile whose settings were read.
-  public var profile: String
+  package var profile: String
 
   /// The region used when nothing names one: AWS's oldest, which serves the global
   /// endpoint.
-  public static let defaultRegion = "us-east-1"
+  package static let defaultRegion = "us-east-1"
 
-  public init(
+  package init(
     credentials: AWSCredentials, region: String, addressing: S3Addressing? = nil,
     profile: String = "default"
   ) {
@@ -46,7 +46,7 @@ public struct AWSConfiguration: Sendable, Hashable {
   ///
   /// Throws `auth` when no credentials are found, when only half of a key is given, or
   /// when a profile named by `AWS_PROFILE` is in neither file. Messages never hold a secret.
-  public static func resolve(
+  package static func resolve(
     environment: [String: String], region: String? = nil,
     readFile: (String) -> String? = AWSConfiguration.readFile
   ) throws(TransferError) -> AWSConfiguration {
@@ -104,7 +104,7 @@ public struct AWSConfiguration: Sendable, Hashable {
   }
 
   /// The contents of the file at `path`, or `nil` when it cannot be read.
-  public static func readFile(_ path: String) -> String? {
+  package static func readFile(_ path: String) -> String? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     return String(decoding: data, as: UTF8.self)
   }

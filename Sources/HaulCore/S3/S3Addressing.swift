@@ -2,7 +2,7 @@
 /// (`https://BUCKET.s3.REGION.amazonaws.com/KEY`, AWS's default) or as the first path
 /// segment (`https://ENDPOINT/BUCKET/KEY`, what MinIO, Ceph and most self-hosted stores
 /// expect).
-public enum S3Addressing: String, Sendable, Hashable, CaseIterable {
+package enum S3Addressing: String, Sendable, Hashable, CaseIterable {
   case path
   case virtual
 }

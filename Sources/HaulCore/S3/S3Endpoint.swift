@@ -6,15 +6,15 @@ import Foundation
 ///
 /// Keys are encoded with `S3URIEncoding` (every reserved character, `/` kept), so the URL
 /// sent is byte for byte the path that is signed.
-public struct S3Endpoint: Sendable, Hashable {
+package struct S3Endpoint: Sendable, Hashable {
   /// The endpoint's scheme, host and port, and its base path without a trailing `/`.
-  public let base: URL
+  package let base: URL
   /// Path-style or virtual-hosted.
-  public let addressing: S3Addressing
+  package let addressing: S3Addressing
 
   /// The AWS endpoint of `region`, `https://s3.REGION.amazonaws.com`, virtual-hosted unless
   /// `addressing` says otherwise.
-  public static func aws(region: String, addressing: S3Addressing? = nil) -> S3Endpoint {
+  package static func aws(region: String, addressing: S3Addressing? = nil) -> S3Endpoint {
     S3Endpoint(
       base: URL(string: "https://s3.\(S3URIEncoding.encode(region)).amazonaws.com")!,
       addressing: addressing ?? .virtual)
@@ -23,7 +23,7 @@ public struct S3Endpoint: Sendable, Hashable {
   /// A custom endpoint (`--s3-endpoint`): an http or https URL with a host and no user info,
   /// query or fragment. Path-style unless `addressing` says otherwise, since self-hosted
   /// stores rarely have a wildcard DNS name.
-  public static func custom(_ string: String, addressing: S3Addressing? = nil)
+  package static func custom(_ string: String, addressing: S3Addressing? = nil)
     -> Result<S3Endpoint, S3AddressError>
   {
     guard let url = URL(string: string), let scheme = url.scheme?.lowercased(),
@@ -57,7 +57,7 @@ public struct S3Endpoint: Sendable, Hashable {
   /// label (upper case, `_`, a dot over https), as the AWS CLI does. A key with a `.` or
   /// `..` segment is refused: HTTP clients remove such segments before sending, so the
   /// request would name another object than the one signed.
-  public func url(for address: S3ObjectAddress, query: [(String, String)] = [])
+  package func url(for address: S3ObjectAddress, query: [(String, String)] = [])
     -> Result<URL, S3AddressError>
   {
     let segments = address.key.split(separator: "/", omittingEmptySubsequences: false)
@@ -90,7 +90,7 @@ public struct S3Endpoint: Sendable, Hashable {
 
   /// Whether `url` goes to this endpoint: its scheme, port and host, or with virtual-hosted
   /// addressing a host one label below it. Only such requests are signed.
-  public func serves(_ url: URL) -> Bool {
+  package func serves(_ url: URL) -> Bool {
     guard url.scheme?.lowercased() == base.scheme, url.port == base.port,
       let host = url.host(percentEncoded: true)?.lowercased(),
       let own = base.host(percentEncoded: true)?.lowercased()

@@ -1,23 +1,23 @@
 /// `s3://BUCKET/KEY` taken apart. The key is everything after the bucket's `/`, literally
 /// (as the AWS CLI reads it): a `%`, `?` or `#` in it is part of the key, not URL syntax.
-public struct S3ObjectAddress: Sendable, Hashable {
+package struct S3ObjectAddress: Sendable, Hashable {
   /// The bucket name.
-  public var bucket: String
+  package var bucket: String
   /// The object key; empty or ending in `/` for a prefix.
-  public var key: String
+  package var key: String
 
-  public init(bucket: String, key: String) {
+  package init(bucket: String, key: String) {
     self.bucket = bucket
     self.key = key
   }
 
   /// Whether `string` starts with `s3://` (scheme in any case).
-  public static func hasS3Scheme(_ string: String) -> Bool {
+  package static func hasS3Scheme(_ string: String) -> Bool {
     string.utf8.count >= 5 && string.prefix(5).lowercased() == "s3://"
   }
 
   /// The bucket and key of `string`, an `s3://BUCKET/KEY` URL; why not, when it is not one.
-  public static func parse(_ string: String) -> Result<S3ObjectAddress, S3AddressError> {
+  package static func parse(_ string: String) -> Result<S3ObjectAddress, S3AddressError> {
     guard hasS3Scheme(string) else { return .failure(S3AddressError("is not an s3:// URL")) }
     let rest = string.dropFirst(5)
     guard !rest.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
@@ -40,7 +40,7 @@ public struct S3ObjectAddress: Sendable, Hashable {
   }
 
   /// Whether the key names a prefix (empty, or ending in `/`) rather than one object.
-  public var isPrefix: Bool { key.isEmpty || key.hasSuffix("/") }
+  package var isPrefix: Bool { key.isEmpty || key.hasSuffix("/") }
 
   /// Whether the bucket can be the first label of a host name: 3 to 63 lower-case letters,
   /// digits, `-` and `.`, starting and ending with a letter or digit, no `..`, not an IPv4
@@ -69,8 +69,8 @@ public struct S3ObjectAddress: Sendable, Hashable {
 
 /// Why a string is not a usable `s3://` URL: a phrase that follows the field's name
 /// ("\"url\" has no bucket"). It never quotes the URL.
-public struct S3AddressError: Error, Sendable, Hashable, CustomStringConvertible {
-  public var reason: String
-  public init(_ reason: String) { self.reason = reason }
-  public var description: String { reason }
+package struct S3AddressError: Error, Sendable, Hashable, CustomStringConvertible {
+  package var reason: String
+  package init(_ reason: String) { self.reason = reason }
+  package var description: String { reason }
 }

@@ -2,18 +2,18 @@ import Foundation
 
 /// `--s3` put together: the credentials and region found as the AWS CLI finds them, the
 /// endpoint `s3://` URLs map to, and the interceptor that signs requests to it.
-public struct S3Setup: Sendable {
+package struct S3Setup: Sendable {
   /// Where credentials and region came from.
-  public let configuration: AWSConfiguration
+  package let configuration: AWSConfiguration
   /// The endpoint; give it to `Manifest.s3`.
-  public let endpoint: S3Endpoint
+  package let endpoint: S3Endpoint
   /// The signer; give it to `SchedulerOptions.interceptor`.
-  public let interceptor: S3SigningInterceptor
+  package let interceptor: S3SigningInterceptor
 
   /// Resolves `--s3-endpoint` (`endpoint`; AWS's endpoint of the region when `nil`),
   /// `--s3-region` and `--s3-addressing` (the config file's `addressing_style` when `nil`)
   /// with the credentials of `environment` and the AWS files.
-  public static func resolve(
+  package static func resolve(
     endpoint: String?, region: String?, addressing: S3Addressing?,
     environment: [String: String] = ProcessInfo.processInfo.environment,
     readFile: (String) -> String? = AWSConfiguration.readFile
@@ -44,8 +44,8 @@ public struct S3Setup: Sendable {
 }
 
 /// Why `--s3` cannot start: no usable credentials, or a bad endpoint. Never holds a secret.
-public struct S3SetupError: Error, Sendable, Hashable, CustomStringConvertible {
-  public var message: String
-  public init(_ message: String) { self.message = message }
-  public var description: String { message }
+package struct S3SetupError: Error, Sendable, Hashable, CustomStringConvertible {
+  package var message: String
+  package init(_ message: String) { self.message = message }
+  package var description: String { message }
 }

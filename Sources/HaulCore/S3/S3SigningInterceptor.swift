@@ -8,16 +8,16 @@ import Foundation
 /// signature nor the session token. A retry is signed anew (a fresh date). Requests to
 /// other origins (plain https entries in the same manifest) go unsigned. A 401 is not
 /// retried: S3 answers a bad signature with 403, which no refresh would change.
-public struct S3SigningInterceptor: ImmediateRequestInterceptor {
+package struct S3SigningInterceptor: ImmediateRequestInterceptor {
   /// The signer: credentials, region, service.
-  public let signer: SigV4Signer
+  package let signer: SigV4Signer
   /// The endpoint whose requests are signed.
-  public let endpoint: S3Endpoint
+  package let endpoint: S3Endpoint
   private let now: @Sendable () -> Date
 
   /// An interceptor signing requests to `endpoint`; `now` gives the signing time (tests fix
   /// it).
-  public init(
+  package init(
     signer: SigV4Signer, endpoint: S3Endpoint, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.signer = signer
@@ -25,7 +25,7 @@ public struct S3SigningInterceptor: ImmediateRequestInterceptor {
     self.now = now
   }
 
-  public func adapt(_ request: inout TransferRequest, for entry: ManifestEntry)
+  package func adapt(_ request: inout TransferRequest, for entry: ManifestEntry)
     async throws(TransferError)
   {
     try adaptNow(&request, for: entry)
@@ -38,7 +38,7 @@ public struct S3SigningInterceptor: ImmediateRequestInterceptor {
     try sign(&request)
   }
 
-  public func retry(after request: TransferRequest, for entry: ManifestEntry)
+  package func retry(after request: TransferRequest, for entry: ManifestEntry)
     async throws(TransferError) -> Bool
   {
     false

@@ -13,21 +13,21 @@ import Foundation
 ///
 /// - SeeAlso: "Signature Version 4 signing process" in the AWS IAM guide; botocore's
 ///   `S3SigV4Auth`, against which `SigV4SignerBotocoreTests` checks this type.
-public struct SigV4Signer: Sendable {
+package struct SigV4Signer: Sendable {
   /// The payload hash sent when the body is not hashed (over https only).
-  public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+  package static let unsignedPayload = "UNSIGNED-PAYLOAD"
   /// The SHA-256 of no bytes, the payload hash of a request without a body.
-  public static let emptyPayloadHash =
+  package static let emptyPayloadHash =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
   /// The key to sign with.
-  public var credentials: AWSCredentials
+  package var credentials: AWSCredentials
   /// The region of the scope (`us-east-1`, `auto` for R2, whatever a store expects).
-  public var region: String
+  package var region: String
   /// The service of the scope: `s3`.
-  public var service: String
+  package var service: String
 
-  public init(credentials: AWSCredentials, region: String, service: String = "s3") {
+  package init(credentials: AWSCredentials, region: String, service: String = "s3") {
     self.credentials = credentials
     self.region = region
     self.service = service

@@ -11,17 +11,17 @@
 /// no string hashing). A value type with no clock and no I/O: time comes in as `now`
 /// (seconds on any monotonic scale). `RunState` owns one and carries out what it returns.
 /// See `AdmissionStateTests`.
-public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
+package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   /// The most transfers in flight overall.
-  public var limit: Int
+  package var limit: Int
   /// The ceiling of every host's limit.
-  public var perHost: Int
+  package var perHost: Int
   /// Seconds without a 429/503 after which a reduced host limit grows by one.
-  public var regrowInterval: Double = 10
-  public private(set) var running = 0
-  public private(set) var runningPerHost: [Host: Int] = [:]
+  package var regrowInterval: Double = 10
+  package private(set) var running = 0
+  package private(set) var runningPerHost: [Host: Int] = [:]
   /// Transfers waiting for a slot.
-  public private(set) var waitingCount = 0
+  package private(set) var waitingCount = 0
   /// The waiting transfers of each host, in the order they asked.
   private var queues: [Host: HostQueue] = [:]
   /// Hosts with waiting transfers that may have room, keyed by the arrival number of their
@@ -74,17 +74,17 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
     var ids: [Int] { items[head...].map(\.id) }
   }
 
-  public init(limit: Int, perHost: Int) {
+  package init(limit: Int, perHost: Int) {
     self.limit = max(1, limit)
     self.perHost = max(1, perHost)
   }
 
   /// The current limit for `host`.
-  public func limit(for host: Host) -> Int { reduced[host]?.limit ?? perHost }
+  package func limit(for host: Host) -> Int { reduced[host]?.limit ?? perHost }
 
   /// Asks for a slot for transfer `id` to `host`: `true` when it may start now; otherwise it
   /// waits and a later `release`, `admitWaiting` or `markUp` returns it.
-  public mutating func request(id: Int, host: Host, now: Double) -> Bool {
+  package mutating func request(id: Int, host: Host, now: Double) -> Bool {
     if !reduced.isEmpty || !blockedUntil.isEmpty, regrow(now: now) { relistAll() }
     if queues[host] == nil, hasRoom(for: host, now: now) {
       admit(host)
@@ -99,7 +99,7 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
 
   /// Frees the slot of a transfer to `host` that ended; returns the waiting transfers that
   /// may start now, in the order they asked.
-  public mutating func release(host: Host, now: Double) -> [Int] {
+  package mutating func release(host: Host, now: Double) -> [Int] {
     running -= 1
     runningPerHost[host, default: 1] -= 1
     if runningPerHost[host] == 0 { runningPerHost[host] = nil }
@@ -109,7 +109,7 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   }
 
   /// Admits whatever waiting transfers now have room (after time passed).
-  public mutating func admitWaiting(now: Double) -> [Int] {
+  package mutating func admitWaiting(now: Double) -> [Int] {
     guard waitingCount > 0 else {
       if !reduced.isEmpty || !blockedUntil.isEmpty { _ = regrow(now: now) }
       return []
@@ -164,7 +164,7 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   }
 
   /// Takes transfer `id` out of the queue. Returns whether it was waiting.
-  public mutating func withdraw(id: Int) -> Bool {
+  package mutating func withdraw(id: Int) -> Bool {
     for (host, var queue) in queues where queue.remove(id: id) {
       waitingCount -= 1
       queues[host] = queue.isEmpty ? nil : queue
@@ -174,7 +174,7 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   }
 
   /// Removes every waiting transfer and returns them (the run was cancelled).
-  public mutating func withdrawAll() -> [Int] {
+  package mutating func withdrawAll() -> [Int] {
     defer {
       queues.removeAll()
       candidates.removeAll()
@@ -184,7 +184,7 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   }
 
   /// `host` answered 429 or 503: halve its limit and hold it for `retryAfter` seconds.
-  public mutating func throttled(host: Host, retryAfter: Double?, now: Double) {
+  package mutating func throttled(host: Host, retryAfter: Double?, now: Double) {
     reduced[host] = (max(1, limit(for: host) / 2), now)
     if let retryAfter, retryAfter > 0 {
       blockedUntil[host] = max(blockedUntil[host] ?? now, now + retryAfter)
@@ -192,13 +192,13 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   }
 
   /// `host` stopped answering: start nothing new there until `markUp`.
-  public mutating func markDown(host: Host) { down.insert(host) }
+  package mutating func markDown(host: Host) { down.insert(host) }
 
   /// Whether `host` is down.
-  public func isDown(_ host: Host) -> Bool { down.contains(host) }
+  package func isDown(_ host: Host) -> Bool { down.contains(host) }
 
   /// `host` answers again; returns the waiting transfers that may start now.
-  public mutating func markUp(host: Host, now: Double) -> [Int] {
+  package mutating func markUp(host: Host, now: Double) -> [Int] {
     down.remove(host)
     list(host)
     return admitListed(now: now)
@@ -209,7 +209,7 @@ public struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   ///
   /// The scheduler asks after every finished attempt while transfers wait, so the common
   /// case (no host held or reduced) returns at once instead of hashing every waiting host.
-  public func nextChange(now: Double) -> Double? {
+  package func nextChange(now: Double) -> Double? {
     guard !blockedUntil.isEmpty || !reduced.isEmpty else { return nil }
     var earliest: Double?
     for host in queues.keys {

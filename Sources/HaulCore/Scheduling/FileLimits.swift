@@ -6,18 +6,18 @@
 
 /// Keeps haul clear of EMFILE: raises the soft `RLIMIT_NOFILE` toward the hard limit when it
 /// is lower than a run needs, and otherwise says how much concurrency fits.
-public enum FileLimits {
+package enum FileLimits {
   /// Descriptors one transfer in flight may hold: its socket, its partial file, its folder,
   /// and the folders of entries waiting in the scheduler's window (a few per slot).
-  public static let perTransfer = 6
+  package static let perTransfer = 6
   /// Descriptors kept for everything else (standard streams, the manifest, the report,
   /// curl's wakeup pipe, nginx-independent slack).
-  public static let reserve = 64
+  package static let reserve = 64
 
   /// Raises the soft limit so that `concurrency` transfers fit, if the hard limit allows;
   /// returns the concurrency that fits (equal to `concurrency` unless the hard limit is too
   /// low).
-  public static func fit(concurrency: Int) -> Int {
+  package static func fit(concurrency: Int) -> Int {
     var limit = rlimit()
     guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return concurrency }
     let needed = rlim_t(concurrency * perTransfer + reserve)

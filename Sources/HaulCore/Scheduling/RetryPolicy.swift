@@ -2,23 +2,23 @@ import Foundation
 
 /// Decides, after a failed attempt, whether to try the same source again (and when), move
 /// on to the entry's next source, or give the entry up. Pure: see `RetryPolicyTests`.
-public struct RetryPolicy: Sendable, Hashable {
+package struct RetryPolicy: Sendable, Hashable {
   /// Retries per source after its first attempt (`--retries`).
-  public var retries: Int
+  package var retries: Int
   /// The first retry's delay, in seconds; each further retry doubles it.
-  public var base: Double
+  package var base: Double
   /// The longest delay haul picks itself, in seconds.
-  public var cap: Double
+  package var cap: Double
   /// The longest `Retry-After` honoured, in seconds (SPEC: 10 minutes).
-  public var retryAfterCap: Double = 600
+  package var retryAfterCap: Double = 600
 
-  public init(retries: Int, base: Double = 1, cap: Double = 60) {
+  package init(retries: Int, base: Double = 1, cap: Double = 60) {
     self.retries = retries
     self.base = base
     self.cap = cap
   }
 
-  public enum Verdict: Sendable, Hashable {
+  package enum Verdict: Sendable, Hashable {
     /// Try the same source again after `delay` seconds.
     case retry(delay: Double)
     /// This source has ended; try the next one (the entry fails when there is none).
@@ -28,7 +28,7 @@ public struct RetryPolicy: Sendable, Hashable {
   }
 
   /// How an error code bears on retrying.
-  public enum Kind: Sendable, Hashable {
+  package enum Kind: Sendable, Hashable {
     /// May succeed on another try at the same source.
     case transient
     /// This source will not give the bytes; another source may.
@@ -44,7 +44,7 @@ public struct RetryPolicy: Sendable, Hashable {
   /// certificate will not change), `size_mismatch`/`checksum_mismatch` (this source has
   /// other bytes). Entry-ending: `disk_full`, `io`, `path_refused` (local: the network is not
   /// at fault), `cancelled` and `auth` (run-wide).
-  public static func kind(of code: TransferError.Code) -> Kind {
+  package static func kind(of code: TransferError.Code) -> Kind {
     if let status = code.httpStatus {
       return status == 408 || status == 429 || (500..<600).contains(status)
         ? .transient : .sourceEnding
@@ -59,7 +59,7 @@ public struct RetryPolicy: Sendable, Hashable {
   /// The verdict after attempt number `attemptOfSource` (1 for the first) at one source
   /// failed with `code`; `retryAfter` is the server's `Retry-After` in seconds, if any;
   /// `jitter` is a random number in 0..<1.
-  public func verdict(
+  package func verdict(
     for code: TransferError.Code, attemptOfSource: Int, retryAfter: Double?, jitter: Double
   ) -> Verdict {
     switch Self.kind(of: code) {
@@ -75,7 +75,7 @@ public struct RetryPolicy: Sendable, Hashable {
   /// The delay before the retry that follows attempt `attempt`: the server's `Retry-After`
   /// when given (capped at 10 minutes), else exponential backoff with "equal jitter"
   /// (half fixed, half random) so that clients that failed together spread out.
-  public func delay(afterAttempt attempt: Int, retryAfter: Double?, jitter: Double) -> Double {
+  package func delay(afterAttempt attempt: Int, retryAfter: Double?, jitter: Double) -> Double {
     if let retryAfter { return min(max(retryAfter, 0), retryAfterCap) }
     let exponential = min(cap, base * pow(2, Double(max(attempt - 1, 0))))
     return exponential / 2 + exponential / 2 * jitter
@@ -83,7 +83,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
   /// Parses a `Retry-After` value: delay-seconds, or an HTTP date (relative to `now`);
   /// `nil` for anything else.
-  public static func retryAfter(_ value: String?, now: Date) -> Double? {
+  package static func retryAfter(_ value: String?, now: Date) -> Double? {
     guard let value = value?.trimmingASCIIWhitespace(), !value.isEmpty else { return nil }
     if value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
       return Double(value.prefix(9)) ?? nil

@@ -2,12 +2,12 @@ import Foundation
 
 /// Performs one request through a transport and follows its redirects by haul's own rules
 /// (`RedirectWalk`, `RedirectPolicy`), identically for every transport.
-public enum Exchange {
+package enum Exchange {
   /// Sends `request` and follows redirects; returns the final response.
   ///
   /// Throws `redirect_refused` for a redirect the policy refuses, or whatever the transport
   /// or the sink threw. The sink sees each hop's head (it should refuse non-2xx bodies).
-  public static func perform(
+  package static func perform(
     _ request: TransferRequest, on transport: any Transport, sink: any ResponseSink,
     maxRedirects: Int = 10
   ) async throws(TransferError) -> TransferResponse {

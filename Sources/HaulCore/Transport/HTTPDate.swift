@@ -3,7 +3,7 @@ import Foundation
 /// HTTP dates (RFC 9110, section 5.6.7): the IMF-fixdate of today's servers and the two
 /// obsolete forms (RFC 850, asctime) a recipient must still accept. One parser for every
 /// field that holds a date: `Retry-After`, `Last-Modified`.
-public enum HTTPDate {
+package enum HTTPDate {
   private static let formats = [
     "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
   ]
@@ -13,7 +13,7 @@ public enum HTTPDate {
   /// The IMF-fixdate every current server sends is read straight from its bytes, so the
   /// `Last-Modified` every download reads builds no `DateFormatter` (ICU); the obsolete forms
   /// go through a formatter.
-  public static func parse(_ text: String) -> Date? {
+  package static func parse(_ text: String) -> Date? {
     if let seconds = fixdateSeconds(text) { return Date(timeIntervalSince1970: Double(seconds)) }
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -77,7 +77,7 @@ public enum HTTPDate {
 
   /// The date `text` holds (surrounding whitespace ignored) in whole seconds since 1970,
   /// or `nil` when it is not an HTTP date.
-  public static func epochSeconds(_ text: String) -> Int? {
+  package static func epochSeconds(_ text: String) -> Int? {
     parse(text.trimmingASCIIWhitespace()).map { Int($0.timeIntervalSince1970.rounded(.down)) }
   }
 }

@@ -9,16 +9,16 @@ import Foundation
 ///   re-send the body from its first byte, to the same origin only.
 /// - A hop to another origin (scheme, host or port differ from the transfer's original URL)
 ///   gets none of the transfer's own headers and no credentials; see `Exchange`.
-public struct RedirectPolicy: Sendable, Hashable {
+package struct RedirectPolicy: Sendable, Hashable {
   /// The most hops followed for one exchange.
-  public var maxRedirects: Int
+  package var maxRedirects: Int
 
-  public init(maxRedirects: Int = 10) {
+  package init(maxRedirects: Int = 10) {
     self.maxRedirects = maxRedirects
   }
 
   /// What to do with one response.
-  public enum Decision: Sendable, Hashable {
+  package enum Decision: Sendable, Hashable {
     /// Not a redirect: the response is final.
     case final
     /// Follow to `url` with `method`.
@@ -29,7 +29,7 @@ public struct RedirectPolicy: Sendable, Hashable {
 
   /// Decides for `head`, the answer to `method` on `current`; `hops` redirects were followed
   /// before it; `isUpload` when the request carried a body.
-  public func decide(
+  package func decide(
     head: ResponseHead, current: URL, method: String, isUpload: Bool, hops: Int
   ) -> Decision {
     guard [301, 302, 303, 307, 308].contains(head.status),
@@ -61,16 +61,16 @@ public struct RedirectPolicy: Sendable, Hashable {
 }
 
 /// The scheme, host and port of a URL: what decides whether a hop is "another origin".
-public struct Origin: Sendable, Hashable, CustomStringConvertible {
-  public var scheme: String
-  public var host: String
-  public var port: Int
+package struct Origin: Sendable, Hashable, CustomStringConvertible {
+  package var scheme: String
+  package var host: String
+  package var port: Int
 
-  public init(_ url: URL) {
+  package init(_ url: URL) {
     scheme = url.scheme?.lowercased() ?? ""
     host = url.host?.lowercased() ?? ""
     port = url.port ?? (scheme == "https" ? 443 : 80)
   }
 
-  public var description: String { "\(scheme)://\(host):\(port)" }
+  package var description: String { "\(scheme)://\(host):\(port)" }
 }

@@ -12,7 +12,7 @@ extension ResponseHead {
   ///   Repeats of one value (`10, 10`) are the same length and accepted, as RFC 9110 allows.
   ///
   /// A transport keeps every `Content-Length` field for this (`ResponseHead.fieldsRead`).
-  public var framingProblem: TransferError? {
+  package var framingProblem: TransferError? {
     guard (100...599).contains(status) else {
       return TransferError(.protocol, "the response status \(status) is not an HTTP status")
     }

@@ -32,7 +32,7 @@ public struct ResponseHead: Sendable, Hashable {
 extension String {
   /// The string without leading and trailing spaces and tabs (and CR/LF). Returns `self`
   /// untouched when there is nothing to trim, the common case for header values.
-  public func trimmingASCIIWhitespace() -> String {
+  package func trimmingASCIIWhitespace() -> String {
     let bytes = utf8
     func isSpace(_ byte: UInt8) -> Bool {
       byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")

@@ -6,18 +6,18 @@ import Synchronization
 ///
 /// The bucket may go into debt: a chunk is always charged in full, and the delay is what it
 /// takes to pay the debt back. Thread-safe; cheap enough to call per chunk.
-public final class TokenBucket: Sendable {
+package final class TokenBucket: Sendable {
   /// Bytes per second.
-  public let rate: Double
+  package let rate: Double
   /// The most bytes that can go at once after a quiet spell.
-  public let burst: Double
+  package let burst: Double
   private let state: Mutex<(tokens: Double, last: Double)>
 
   /// - Parameters:
   ///   - rate: bytes per second, > 0.
   ///   - burst: bytes allowed at once; defaults to a tenth of a second's worth (at least
   ///     64 KiB), which keeps the rate within a few percent over a few seconds.
-  public init(rate: Double, burst: Double? = nil, now: Double = 0) {
+  package init(rate: Double, burst: Double? = nil, now: Double = 0) {
     self.rate = rate
     self.burst = burst ?? max(rate / 10, 64 * 1024)
     self.state = Mutex((self.burst, now))
@@ -25,7 +25,7 @@ public final class TokenBucket: Sendable {
 
   /// Charges `bytes` moved at time `now` (seconds on a monotonic clock); returns how long the
   /// caller should pause before moving more (0 when within budget).
-  public func charge(_ bytes: Int, now: Double) -> Double {
+  package func charge(_ bytes: Int, now: Double) -> Double {
     state.withLock { state in
       state.tokens = min(burst, state.tokens + (now - state.last) * rate)
       state.last = now
@@ -35,7 +35,7 @@ public final class TokenBucket: Sendable {
   }
 
   /// Seconds on the monotonic clock the transports use with `charge`.
-  public static func now() -> Double {
+  package static func now() -> Double {
     (ContinuousClock.now - start).inSeconds
   }
 
