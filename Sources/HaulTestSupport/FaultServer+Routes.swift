@@ -78,6 +78,13 @@ private struct FaultExchange {
     if faulty, let status = int("status") {
       var headers: [(String, String)] = []
       if let retryAfter = options["retryAfter"] { headers.append(("Retry-After", retryAfter)) }
+      if let code = options["s3error"] {
+        headers.append(("Content-Type", "application/xml"))
+        return sendSmall(
+          status: Int(status), headers: headers,
+          body: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code>"
+            + "<Message>injected</Message><RequestId>0</RequestId></Error>\n")
+      }
       return sendSmall(status: Int(status), headers: headers, body: "status \(status)\n")
     }
     if faulty, let target = options["redirect"] {

@@ -24,7 +24,8 @@ import Synchronization
 /// Options (query parameters), on any route unless noted. A request's "hit" is how many
 /// earlier requests this server saw for the same path + query; options marked *fault* apply
 /// only while hit < `times` (always when `times` is absent):
-/// - `status=N&retryAfter=V` *fault*: answer N with a short text body (`Retry-After: V`).
+/// - `status=N&retryAfter=V` *fault*: answer N with a short text body (`Retry-After: V`);
+///   with `s3error=CODE`, the body is an S3 error document naming CODE instead.
 /// - `redirect=<percent-encoded URL>&code=C` *fault*: answer C (default 302) to that URL.
 /// - `loop=1&code=C`: redirect to the same URL with `hop` incremented, forever.
 /// - `wait=T`: sleep T seconds before sending the response head.

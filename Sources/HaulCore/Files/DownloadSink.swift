@@ -72,6 +72,9 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   /// kept from its first response (a declaration of the same source keeps the first).
   /// Empty unless `readsServerDigests`.
   package private(set) var serverDigests: [ExpectedDigest] = []
+  /// The start of a discarded 400's body, read for an S3 error code (`S3ErrorBody`);
+  /// `nil` for any other answer.
+  package private(set) var errorBody: S3ErrorBody?
 
   /// - Parameters:
   ///   - fd: the open partial file, already holding `requested.start` bytes (or none).
@@ -138,6 +141,9 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
       // still counts.
       if readsServerDigests { serverDigests = stateTemplate.server ?? [] }
       return false
+    case .discard where S3ErrorBody.captures(status: head.status):
+      errorBody = S3ErrorBody()
+      return true
     case .restart, .discard:
       return false
     }
@@ -167,6 +173,10 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
 
   package func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
     guard !body.isEmpty else { return }
+    if errorBody != nil {
+      errorBody?.append(body)
+      return
+    }
     if let expectedSize, offset + Int64(body.count) > expectedSize {
       throw TransferError(.sizeMismatch, "server sent more than the expected \(expectedSize) bytes")
     }

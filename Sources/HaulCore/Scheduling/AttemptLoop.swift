@@ -38,17 +38,20 @@ struct AttemptLoop: Sendable {
     attempts = 1
   }
 
-  /// The attempt in progress failed with `code`. `excused`: the host was down and came back
-  /// (the attempt does not use up a retry). `jitter` in 0..<1 spreads the back-off.
+  /// The attempt in progress failed with `code`. `transient`: retry it whatever the code
+  /// (an S3 `RequestTimeout`). `excused`: the host was down and came back (the attempt does
+  /// not use up a retry). `jitter` in 0..<1 spreads the back-off.
   mutating func failed(
-    _ code: TransferError.Code, retryAfter: Double?, excused: Bool, jitter: Double
+    _ code: TransferError.Code, transient: Bool = false, retryAfter: Double?, excused: Bool,
+    jitter: Double
   ) -> Next {
     if excused {
       attempts += 1
       return .attempt(source: source, attempt: attempts, delay: 0)
     }
     switch policy.verdict(
-      for: code, attemptOfSource: attemptOfSource, retryAfter: retryAfter, jitter: jitter)
+      for: code, transient: transient, attemptOfSource: attemptOfSource,
+      retryAfter: retryAfter, jitter: jitter)
     {
     case .giveUp:
       return .giveUp

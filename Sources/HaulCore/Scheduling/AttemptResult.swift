@@ -6,12 +6,21 @@ struct AttemptFailure: Error, Sendable {
   var retryAfter: Double?
   /// Whether the server sent a response head before the failure (it was reachable).
   var answered = false
+  /// Whether the failure is worth another try whatever its code says: an S3 error code
+  /// retried beside its status (`S3ErrorBody.retryableCodes`).
+  var transient = false
 
-  /// The failure an HTTP error status means, with the server's `Retry-After`.
-  static func http(_ head: ResponseHead) -> AttemptFailure {
-    AttemptFailure(
-      error: TransferError(.http(head.status), "the server answered \(head.status)"),
-      retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()))
+  /// The failure an HTTP error status means, with the server's `Retry-After`; `body`, the
+  /// start of the error body, may name an S3 error code, told in the message and retried
+  /// when it is `RequestTimeout`.
+  static func http(_ head: ResponseHead, body: S3ErrorBody? = nil) -> AttemptFailure {
+    let code = body?.code
+    return AttemptFailure(
+      error: TransferError(
+        .http(head.status),
+        "the server answered \(head.status)" + (code.map { " (\($0))" } ?? "")),
+      retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()),
+      transient: body?.isRetryable ?? false)
   }
 }
 

@@ -151,7 +151,7 @@ final class DownloadAttempt: @unchecked Sendable {
         local.discardPartial()
         return .unchanged
       }
-      return .failed(AttemptFailure.http(response.head))
+      return .failed(AttemptFailure.http(response.head, body: sink.errorBody))
     case .restart:
       return .restart("the partial file is not a prefix of the resource")
     case .fail(let error):

@@ -145,8 +145,9 @@ extension EntryJob: TransportJob {
   private func conclude(_ result: Result<TransferResponse, TransferError>) -> JobStep {
     walk = nil
     guard let attempt = download else {
+      let sink = uploadSink
       uploadSink = nil
-      switch UploadAttempt.judge(result) {
+      switch UploadAttempt.judge(result, sink: sink) {
       case .success(let success): return succeed(success)
       case .failure(let failure): return escalate(failure)
       }

@@ -319,7 +319,8 @@ final class EntryRunner: Sendable {
       var excused = false
       if error.code == .connection { excused = await scheduler.hostUnreachable(Origin(url)) }
       let next = loop.failed(
-        error.code, retryAfter: failure.retryAfter, excused: excused,
+        error.code, transient: failure.transient, retryAfter: failure.retryAfter,
+        excused: excused,
         jitter: Double.random(in: 0..<1))
       guard case .attempt(_, let number, let delay) = next else {
         end(job, with: .failure(Failure(error: error)))
@@ -481,9 +482,9 @@ final class EntryRunner: Sendable {
     case .success((let request, let sink)):
       do throws(TransferError) {
         return UploadAttempt.judge(
-          .success(try await send(request, for: entry, sink: sink, job: job)))
+          .success(try await send(request, for: entry, sink: sink, job: job)), sink: sink)
       } catch {
-        return UploadAttempt.judge(.failure(error))
+        return UploadAttempt.judge(.failure(error), sink: sink)
       }
     }
   }

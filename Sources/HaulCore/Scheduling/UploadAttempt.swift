@@ -23,31 +23,40 @@ enum UploadAttempt {
     return .success((request, UploadSink(progress: counter)))
   }
 
-  /// How the exchange ended: a 2xx is success, anything else the attempt's failure.
-  static func judge(_ result: Result<TransferResponse, TransferError>) -> Result<
-    AttemptSuccess, AttemptFailure
-  > {
+  /// How the exchange ended: a 2xx is success, anything else the attempt's failure (named
+  /// by the S3 error code of `sink`'s captured error body, when it has one).
+  static func judge(
+    _ result: Result<TransferResponse, TransferError>, sink: UploadSink?
+  ) -> Result<AttemptSuccess, AttemptFailure> {
     switch result {
     case .failure(let error):
       return .failure(AttemptFailure(error: error))
     case .success(let response):
       guard (200..<300).contains(response.head.status) else {
-        return .failure(AttemptFailure.http(response.head))
+        return .failure(AttemptFailure.http(response.head, body: sink?.errorBody))
       }
       return .success(AttemptSuccess(sha256: nil))
     }
   }
 }
 
-/// Receives the answer to an upload: only its status matters; its body is discarded.
+/// Receives the answer to an upload: only its status matters; its body is discarded, but
+/// for the start of a 400's, read for an S3 error code (`S3ErrorBody`).
 final class UploadSink: ResponseSink, @unchecked Sendable {
   let progress: ProgressCounter
   private var reported: Int64 = 0
+  private(set) var errorBody: S3ErrorBody?
 
   init(progress: ProgressCounter) { self.progress = progress }
 
-  func receive(head: ResponseHead) throws(TransferError) -> Bool { false }
-  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {}
+  func receive(head: ResponseHead) throws(TransferError) -> Bool {
+    errorBody = S3ErrorBody.captures(status: head.status) ? S3ErrorBody() : nil
+    return errorBody != nil
+  }
+
+  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
+    errorBody?.append(body)
+  }
 
   func sent(totalBytes: Int64) {
     progress.store(totalBytes)
