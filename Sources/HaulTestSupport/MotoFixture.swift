@@ -37,18 +37,26 @@ public final class MotoFixture: Sendable {
     .deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Tests/botocore/moto_setup.py").path
 
-  /// Starts moto with `buckets`, runs `body` with it, and stops it however `body` ends.
-  public static func with<T>(buckets: [String], _ body: (MotoFixture) async throws -> T)
-    async throws -> T
-  {
-    let moto = try start(buckets: buckets)
+  /// Starts moto with `buckets` holding `objects` (bucket, key: each body is the key's bytes
+  /// and a line feed), runs `body` with it, and stops it however `body` ends.
+  /// `checksSignatures: false` leaves moto's signature checking off, for requests moto
+  /// cannot check (see `Tests/botocore/moto_setup.py`, `--open`).
+  public static func with<T>(
+    buckets: [String], objects: [(bucket: String, key: String)] = [],
+    checksSignatures: Bool = true, _ body: (MotoFixture) async throws -> T
+  ) async throws -> T {
+    let moto = try start(buckets: buckets, objects: objects, checksSignatures: checksSignatures)
     defer { moto.stop() }
     return try await body(moto)
   }
 
-  /// Starts moto, waits until it answers, creates `buckets` and the key, and turns
-  /// signature checking on.
-  public static func start(buckets: [String]) throws -> MotoFixture {
+  /// Starts moto, waits until it answers, creates `buckets`, `objects` and the key, and
+  /// turns signature checking on. The objects are put before it is on, with botocore, so
+  /// their keys may be any moto stores (`..` segments, which haul refuses to send).
+  public static func start(
+    buckets: [String], objects: [(bucket: String, key: String)] = [],
+    checksSignatures: Bool = true
+  ) throws -> MotoFixture {
     let directory = try TemporaryDirectory(prefix: "haul-moto")
     let port = try NginxFixture.freePort()
     let process = Process()
@@ -80,12 +88,21 @@ public final class MotoFixture: Sendable {
     }
     let setup = Process()
     setup.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    setup.arguments = ["python3", setupScript, "\(port)"] + buckets
+    setup.arguments =
+      ["python3", setupScript] + (checksSignatures ? [] : ["--open"]) + ["\(port)"] + buckets
     let output = Pipe()
     setup.standardOutput = output
     setup.standardError = FileHandle(forWritingAtPath: log)
-    setup.standardInput = FileHandle.nullDevice
+    let input = Pipe()
+    setup.standardInput = input
     try setup.run()
+    var lines = Data()
+    for object in objects {
+      lines.append(try JSONSerialization.data(withJSONObject: [object.bucket, object.key]))
+      lines.append(0x0A)
+    }
+    input.fileHandleForWriting.write(lines)
+    try input.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     setup.waitUntilExit()
     guard setup.terminationStatus == 0,

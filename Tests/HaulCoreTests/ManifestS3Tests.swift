@@ -31,6 +31,60 @@ struct ManifestS3Tests {
     #expect(entries[2].url.absoluteString == "http://127.0.0.1:9000/bucket/up.bin")
   }
 
+  @Test func a_prefix_becomes_its_first_listing_page_with_a_folder_path() throws {
+    let manifest = s3Manifest([
+      #"{"url": "s3://bucket/dir/sub/", "path": "into//here/"}"#,
+      "s3://bucket/",
+    ])
+    #expect(ManifestFixture.validationError(manifest) == nil)
+    let entries = Array(manifest.entries())
+    try #require(entries.count == 2)
+    #expect(
+      entries[0].url.absoluteString
+        == "http://127.0.0.1:9000/bucket?list-type=2&prefix=dir%2Fsub%2F")
+    #expect(S3PrefixListing.isFirstPage(entries[0].url))
+    #expect(S3PrefixListing.prefix(of: entries[0].url) == "dir/sub/")
+    #expect(entries[0].path == "into/here/")
+    #expect(entries[1].path == "", "a bare prefix lands in the output directory")
+    #expect(!S3PrefixListing.isFirstPage(URL(string: "http://127.0.0.1:9000/bucket/k%3Fa")!))
+  }
+
+  @Test func a_listed_page_becomes_downloads_under_the_folder_and_refuses_escaping_keys()
+    throws
+  {
+    let manifest = s3Manifest([#"{"url": "s3://bucket/dir/", "path": "out/"}"#])
+    let prefix = try #require(Array(manifest.entries()).first)
+    let page = S3ListPage(
+      bucket: "bucket",
+      objects: [
+        .init(key: "dir/a b/c+d.txt", size: 5, etag: "\"e1\""),
+        .init(key: "dir/sub/", size: 0, etag: nil),
+        .init(key: "dir/../up.txt", size: 1, etag: nil),
+        .init(key: "dir/ctl\u{01}", size: 1, etag: nil),
+      ], nextToken: nil)
+    let items = S3PrefixListing(pageSize: 5).items(of: page, for: prefix)
+    try #require(items.count == 3, "the folder marker is skipped")
+    guard case .entry(let entry) = items[0] else {
+      Issue.record("\(items[0])")
+      return
+    }
+    #expect(entry.url.absoluteString == "http://127.0.0.1:9000/bucket/dir/a%20b/c%2Bd.txt")
+    #expect(entry.path == "out/a b/c+d.txt")
+    #expect(entry.size == 5)
+    #expect(entry.headers.contains { $0.hasName("If-Match") && $0.value == "\"e1\"" })
+    #expect(entry.text.contains(#""url":"s3://bucket/dir/a b/c+d.txt""#))
+    for item in items.dropFirst() {
+      guard case .refused(_, let error) = item else {
+        Issue.record("\(item) is not refused")
+        continue
+      }
+      #expect(error.code == .pathRefused)
+    }
+    let next = S3PrefixListing(pageSize: 5).page(prefix.url, after: "t/+=")
+    #expect(
+      next.absoluteString.hasSuffix("&max-keys=5&encoding-type=url&continuation-token=t%2F%2B%3D"))
+  }
+
   @Test func s3_urls_without_s3_name_the_option() {
     let error = ManifestFixture.validationError(
       fixture.manifest(lines: [#"{"url": "s3://bucket/k"}"#]))
@@ -38,7 +92,12 @@ struct ManifestS3Tests {
   }
 
   @Test(arguments: [
-    (#"{"url": "s3://bucket/dir/", "path": "d/"}"#, "is an s3:// prefix"),
+    (#"{"url": "s3://bucket/dir/", "path": "d"}"#, #"prefix must end in "/""#),
+    (#"{"url": "s3://bucket/dir/", "op": "upload", "path": "d/"}"#, "only be downloaded"),
+    (#"{"url": "s3://bucket/dir/", "mirrors": ["s3://o/dir/"]}"#, "prefix has no mirrors"),
+    (#"{"url": "https://h/k", "mirrors": ["s3://o/dir/"]}"#, "mirror cannot be an s3:// prefix"),
+    (#"{"url": "s3://bucket/k", "path": "d/"}"#, "must name a file"),
+    (#"{"url": "s3://bucket/dir/", "path": "../d/"}"#, #"must not contain "..""#),
     (#"{"url": "s3:///k"}"#, "has no bucket"),
     (#"{"url": "https://h/k", "mirrors": ["s3://b/./k"]}"#, #""mirrors" item 1 has a key"#),
   ])

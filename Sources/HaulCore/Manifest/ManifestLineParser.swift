@@ -98,7 +98,7 @@ enum ManifestLineParser {
       content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
       let url = try ManifestURL.parse(text, field: "URL", s3: s3).get()
-      return (url, try defaultPath(for: url))
+      return (url, S3PrefixListing.isFirstPage(url) ? "" : try defaultPath(for: url))
     }
     if case .success(let value) = Result(catching: { () throws(JSONLineParser.SyntaxError) in
       try JSONLineParser.parse(content)
@@ -115,6 +115,25 @@ enum ManifestLineParser {
   {
     guard fields.url != nil || fields.plainURL != nil else {
       throw ManifestLineError("missing \"url\"")
+    }
+    if let url = fields.url, S3PrefixListing.isFirstPage(url) {
+      guard fields.operation == .download else {
+        throw ManifestLineError("an s3:// prefix can only be downloaded")
+      }
+      guard fields.mirrors.isEmpty else {
+        throw ManifestLineError("an s3:// prefix has no mirrors")
+      }
+      let path = fields.path ?? ""
+      guard path.isEmpty || path.hasSuffix("/") else {
+        throw ManifestLineError("the \"path\" of an s3:// prefix must end in \"/\"")
+      }
+      return path
+    }
+    if fields.mirrors.contains(where: S3PrefixListing.isFirstPage) {
+      throw ManifestLineError("a mirror cannot be an s3:// prefix")
+    }
+    if let path = fields.path, path.hasSuffix("/") {
+      throw ManifestLineError("\"path\" must name a file, not end in \"/\"")
     }
     switch fields.operation {
     case .download:

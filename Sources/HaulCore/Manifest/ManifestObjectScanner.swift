@@ -239,8 +239,12 @@ struct ManifestObjectScanner {
       }
     case .path:
       guard let string = try string(field) else { return }
-      switch ManifestPath.normalize(string) {
-      case .success(let path): fields.path = path
+      // A folder (`dir/`) is kept with its `/`, for an s3:// prefix; `path(of:)` refuses it
+      // for anything else.
+      var file = Substring(string)
+      while file.count > 1, file.hasSuffix("/") { file.removeLast() }
+      switch ManifestPath.normalize(String(file)) {
+      case .success(let path): fields.path = file.endIndex == string.endIndex ? path : path + "/"
       case .failure(let failure): note(failure)
       }
     case .op:

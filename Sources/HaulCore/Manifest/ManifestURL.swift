@@ -53,16 +53,15 @@ enum ManifestURL {
     return .success(url)
   }
 
-  /// `s3://BUCKET/KEY` as the endpoint's https (or http) URL; prefixes are refused until
-  /// listing is wired into the scheduler.
+  /// `s3://BUCKET/KEY` as the endpoint's https (or http) URL; a prefix (`s3://BUCKET/DIR/`)
+  /// as the URL of its first `ListObjectsV2` page (`S3PrefixListing.firstPage`), which the
+  /// scheduler lists.
   private static func parseS3(_ string: String, field: String, s3: S3Endpoint?)
     -> Result<URL, ManifestLineError>
   {
     guard let s3 else { return .failure(.init("\(field) is an s3:// URL, which needs --s3")) }
     let mapped = S3ObjectAddress.parse(string).flatMap { address in
-      address.isPrefix
-        ? .failure(S3AddressError("is an s3:// prefix, which cannot be listed yet"))
-        : s3.url(for: address)
+      address.isPrefix ? S3PrefixListing.firstPage(of: address, at: s3) : s3.url(for: address)
     }
     return mapped.mapError { ManifestLineError("\(field) \($0.reason)") }
   }

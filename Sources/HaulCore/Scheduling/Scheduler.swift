@@ -121,16 +121,31 @@ public actor Scheduler {
     _ entries: Entries, to runner: EntryRunner
   ) async {
     var handOver = HandOver(runner: runner)
-    var iterator = entries.makeIterator()
+    var source = S3PrefixExpansion(
+      entries.makeIterator(), listing: options.s3Listing, runner: runner)
     var batch: [ManifestEntry] = []
     var batchSize = 16
     var parallel = false
-    while true {
+    var more = true
+    while more {
       // Ended jobs are freed here, on the thread that made them (see `takeRetired`).
       _ = runner.state.takeRetired()
       batch.removeAll(keepingCapacity: true)
-      while batch.count < batchSize, let entry = iterator.next() { batch.append(entry) }
-      guard !batch.isEmpty else { break }
+      while batch.count < batchSize {
+        // Hand over what is ready before waiting for the next listing page.
+        if !batch.isEmpty, source.waitsForPage { break }
+        guard let item = await source.nextItem() else {
+          more = false
+          break
+        }
+        switch item {
+        case .entry(let entry): batch.append(entry)
+        case .ended(let entry, let error):
+          handOver.end(
+            .init(outcome: Self.outcome(entry, error: error), sizeInManifest: entry.size != nil))
+        }
+      }
+      guard !batch.isEmpty else { continue }
       batchSize = min(batchSize * 2, 256)
       if cancelFlag.load(ordering: .relaxed) {
         for entry in batch {

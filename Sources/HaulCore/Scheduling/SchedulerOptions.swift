@@ -50,6 +50,9 @@ public struct SchedulerOptions: Sendable {
   /// the server declares (`Repr-Digest`, `Content-Digest`, `Digest`, `x-goog-hash`,
   /// `x-amz-checksum-sha256`) over the whole file; off with `--no-server-digests`.
   public var serverDigests: Bool
+  /// Lists `s3://` prefix entries page by page as the run reaches them (`--s3`); `nil`
+  /// passes every entry on as it is.
+  public var s3Listing: S3PrefixListing?
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,

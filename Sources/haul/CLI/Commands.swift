@@ -69,6 +69,9 @@ enum Commands {
       OptionSpec(
         "s3-addressing", value: "STYLE",
         help: "path or virtual (default: virtual on AWS, path on a custom endpoint)"),
+      OptionSpec(
+        "s3-page-size", value: "N", default: "1000",
+        help: "keys per listing page of an s3:// prefix (1-1000)"),
       OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),
       OptionSpec(
         "events", help: "JSON Lines events on standard output instead of the progress display"),

@@ -52,6 +52,8 @@ struct RunOptions: Sendable {
     var endpoint: String?
     var region: String?
     var addressing: S3Addressing?
+    /// `--s3-page-size`: keys per `ListObjectsV2` page of a prefix.
+    var pageSize = S3PrefixListing.defaultPageSize
   }
 
   /// Reads and checks `parsed`.
@@ -153,6 +155,7 @@ struct RunOptions: Sendable {
       digestsWithoutChecksum: report != nil || events, serverDigests: serverDigests)
     options.remoteTime = !noRemoteTime
     options.refresh = refresh
+    options.s3Listing = s3.map { S3PrefixListing(pageSize: $0.pageSize) }
     return options
   }
 
@@ -165,7 +168,7 @@ struct RunOptions: Sendable {
 
   /// `--s3` with its settings, checked; the settings without `--s3` are a usage error.
   static func s3Choice(_ parsed: ParsedArguments) throws(UsageError) -> S3Choice? {
-    let settings = ["s3-endpoint", "s3-region", "s3-addressing"]
+    let settings = ["s3-endpoint", "s3-region", "s3-addressing", "s3-page-size"]
     guard parsed.has("s3") else {
       if let given = settings.first(where: { parsed.value($0) != nil }) {
         throw UsageError("--\(given) needs --s3", command: "run")
@@ -190,6 +193,12 @@ struct RunOptions: Sendable {
         throw UsageError("--s3-addressing must be path or virtual, not '\(text)'", command: "run")
       }
       choice.addressing = style
+    }
+    if let text = parsed.value("s3-page-size") {
+      guard let size = Int(text), (1...1000).contains(size) else {
+        throw UsageError("--s3-page-size must be 1 to 1000, not '\(text)'", command: "run")
+      }
+      choice.pageSize = size
     }
     return choice
   }
