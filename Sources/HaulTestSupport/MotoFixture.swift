@@ -114,6 +114,12 @@ public final class MotoFixture: Sendable {
       directory: directory)
   }
 
+  /// moto's request log so far: one line per answered request
+  /// (`"PUT /bucket/key?partNumber=1&uploadId=… HTTP/1.1" 200 -`).
+  public func requestLog() -> String {
+    (try? String(contentsOfFile: directory.file("moto.log"), encoding: .utf8)) ?? ""
+  }
+
   /// Stops moto (SIGTERM, SIGKILL after 3 s) and removes its directory.
   public func stop() {
     Self.end(process)

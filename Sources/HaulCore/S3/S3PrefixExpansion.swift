@@ -104,7 +104,7 @@ struct S3PrefixExpansion<Base: IteratorProtocol<ManifestEntry>> {
     let request = TransferRequest(
       url: url, method: "GET", headers: options.headers + entry.headers,
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
-    let sink = S3ListingSink()
+    let sink = S3AnswerSink()
     let response: TransferResponse
     do throws(TransferError) {
       response = try await runner.send(request, for: entry, sink: sink)
@@ -120,33 +120,5 @@ struct S3PrefixExpansion<Base: IteratorProtocol<ManifestEntry>> {
           error: TransferError(.protocol, "the listing of the prefix is not a ListObjectsV2 page")))
     }
     return .success(page)
-  }
-}
-
-/// Receives one `ListObjectsV2` answer: the body of a 2xx in memory (up to `limit`), the
-/// start of a 400's for its S3 error code, nothing of any other.
-final class S3ListingSink: ResponseSink, @unchecked Sendable {
-  /// A page of 1,000 keys of 1,024 bytes each, escaped, stays below this.
-  static let limit = 16 << 20
-  private(set) var body: [UInt8] = []
-  private(set) var errorBody: S3ErrorBody?
-  private var keeps = false
-
-  func receive(head: ResponseHead) throws(TransferError) -> Bool {
-    body.removeAll()
-    keeps = (200..<300).contains(head.status)
-    errorBody = S3ErrorBody.captures(status: head.status) ? S3ErrorBody() : nil
-    return keeps || errorBody != nil
-  }
-
-  func receive(body chunk: UnsafeRawBufferPointer) throws(TransferError) {
-    guard keeps else {
-      errorBody?.append(chunk)
-      return
-    }
-    guard body.count + chunk.count <= Self.limit else {
-      throw TransferError(.protocol, "a listing page is larger than \(Self.limit >> 20) MiB")
-    }
-    body.append(contentsOf: chunk)
   }
 }

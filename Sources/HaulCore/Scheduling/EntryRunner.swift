@@ -160,7 +160,8 @@ final class EntryRunner: Sendable {
     var carried: [any TransportJob] = []
     for job in jobs {
       if engine != nil,
-        !(job.entry.operation == .download && job.refresh == nil && maySegment(job.entry))
+        !(job.entry.operation == .download && job.refresh == nil && maySegment(job.entry)),
+        !goesInParts(job.entry, to: job.entry.url)
       {
         carried.append(job)
       } else {
@@ -368,6 +369,12 @@ final class EntryRunner: Sendable {
     return Int64(info.st_size)
   }
 
+  /// Whether an upload of `entry` to `url` goes in parts (`S3MultipartUpload`), in a task.
+  func goesInParts(_ entry: ManifestEntry, to url: URL) -> Bool {
+    S3MultipartUpload.applies(
+      entry, url: url, options: options.s3Multipart, path: uploadPath(entry))
+  }
+
   func uploadPath(_ entry: ManifestEntry) -> String {
     options.outputDirectory + "/" + entry.path
   }
@@ -474,6 +481,11 @@ final class EntryRunner: Sendable {
 
   private func upload(_ job: EntryJob, to url: URL) async -> Result<Success, Failure> {
     let entry = job.entry
+    if let multipart = options.s3Multipart, goesInParts(entry, to: url) {
+      return await S3MultipartUpload(
+        runner: self, job: job, url: url, source: uploadPath(entry), options: multipart
+      ).run()
+    }
     switch UploadAttempt.prepare(
       entry, base: request(entry, url), path: uploadPath(entry), counter: job.counter)
     {

@@ -72,6 +72,12 @@ enum Commands {
       OptionSpec(
         "s3-page-size", value: "N", default: "1000",
         help: "keys per listing page of an s3:// prefix (1-1000)"),
+      OptionSpec(
+        "multipart-threshold", value: "SIZE", default: "64M",
+        help: "S3 uploads larger than SIZE go in parts, resumable across runs"),
+      OptionSpec("part-size", value: "SIZE", default: "16M", help: "the size of each part (5M-5G)"),
+      OptionSpec(
+        "abort-incomplete", help: "abort a failed multipart upload instead of keeping it"),
       OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),
       OptionSpec(
         "events", help: "JSON Lines events on standard output instead of the progress display"),

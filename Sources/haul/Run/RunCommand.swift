@@ -79,8 +79,13 @@ struct RunCommand {
     }
     let transport = TransportFactory.make(options.transport, options: options.transportOptions)
 
-    let scheduler = Scheduler(
-      transport: transport, options: options.schedulerOptions(statistics, interceptor: interceptor))
+    var schedulerOptions = options.schedulerOptions(statistics, interceptor: interceptor)
+    if let s3, let choice = options.s3 {
+      schedulerOptions.s3Multipart = S3MultipartOptions(
+        endpoint: s3.endpoint, threshold: choice.multipartThreshold, partSize: choice.partSize,
+        abortIncomplete: choice.abortIncomplete)
+    }
+    let scheduler = Scheduler(transport: transport, options: schedulerOptions)
     let display = ProgressDisplays.make(
       quiet: options.quiet || options.events,
       state: ProgressState(

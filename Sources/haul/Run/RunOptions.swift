@@ -54,6 +54,10 @@ struct RunOptions: Sendable {
     var addressing: S3Addressing?
     /// `--s3-page-size`: keys per `ListObjectsV2` page of a prefix.
     var pageSize = S3PrefixListing.defaultPageSize
+    /// `--multipart-threshold`, `--part-size`, `--abort-incomplete`.
+    var multipartThreshold: Int64 = 64 << 20
+    var partSize: Int64 = 16 << 20
+    var abortIncomplete = false
   }
 
   /// Reads and checks `parsed`.
@@ -168,10 +172,16 @@ struct RunOptions: Sendable {
 
   /// `--s3` with its settings, checked; the settings without `--s3` are a usage error.
   static func s3Choice(_ parsed: ParsedArguments) throws(UsageError) -> S3Choice? {
-    let settings = ["s3-endpoint", "s3-region", "s3-addressing", "s3-page-size"]
+    let settings = [
+      "s3-endpoint", "s3-region", "s3-addressing", "s3-page-size", "multipart-threshold",
+      "part-size",
+    ]
     guard parsed.has("s3") else {
       if let given = settings.first(where: { parsed.value($0) != nil }) {
         throw UsageError("--\(given) needs --s3", command: "run")
+      }
+      if parsed.has("abort-incomplete") {
+        throw UsageError("--abort-incomplete needs --s3", command: "run")
       }
       return nil
     }
@@ -200,6 +210,18 @@ struct RunOptions: Sendable {
       }
       choice.pageSize = size
     }
+    let values = OptionValues(command: "run")
+    if let text = parsed.value("multipart-threshold") {
+      choice.multipartThreshold = try values.size("multipart-threshold", text)
+    }
+    if let text = parsed.value("part-size") {
+      let size = try values.size("part-size", text)
+      guard size >= S3MultipartOptions.minPartSize, size <= 5 << 30 else {
+        throw UsageError("--part-size must be 5M to 5G, as S3 asks, not '\(text)'", command: "run")
+      }
+      choice.partSize = size
+    }
+    choice.abortIncomplete = parsed.has("abort-incomplete")
     return choice
   }
 

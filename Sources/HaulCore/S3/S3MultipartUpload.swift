@@ -1,0 +1,301 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One attempt at an upload to the S3 endpoint in parts: `CreateMultipartUpload`, an
+/// `UploadPart` per part not yet on the server, `CompleteMultipartUpload`; resumed across
+/// runs from `S3MultipartState`.
+///
+/// A rerun (or a retry) reads the state, asks the server which parts it holds (`ListParts`,
+/// page by page), and sends only the others; a source whose size or modification time
+/// changed since aborts the old upload (`AbortMultipartUpload`) and starts over, as does an
+/// upload the server no longer knows (`NoSuchUpload`). A failed attempt leaves the upload
+/// and its state for the next one, and says so in its message; with `abortIncomplete` it
+/// aborts the upload and removes the state instead.
+///
+/// Parts go one after another, each copied into a part file under `.haul/uploads/` and sent
+/// as that file's body (the transports send whole files), through `EntryRunner.send`: signed
+/// as every request to the endpoint is, with the part's bytes counted in the entry's
+/// progress. Runs in the entry's task, holding its one slot.
+struct S3MultipartUpload {
+  let runner: EntryRunner
+  let job: EntryJob
+  let url: URL
+  let source: String
+  let options: S3MultipartOptions
+
+  private var entry: ManifestEntry { job.entry }
+
+  private var statePath: String {
+    S3MultipartState.path(directory: runner.options.outputDirectory, url: url, path: entry.path)
+  }
+
+  /// Whether an upload of `entry` to `url` goes in parts: to the endpoint, larger than the
+  /// threshold.
+  static func applies(_ entry: ManifestEntry, url: URL, options: S3MultipartOptions?, path: String)
+    -> Bool
+  {
+    guard let options, entry.operation == .upload, options.endpoint.serves(url) else {
+      return false
+    }
+    var info = stat()
+    return stat(path, &info) == 0 && Int64(info.st_size) > options.threshold
+  }
+
+  func run() async -> Result<AttemptSuccess, AttemptFailure> {
+    var info = stat()
+    guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      return .failure(AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
+    }
+    let size = Int64(info.st_size)
+    let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    let partSize = options.partSize(for: size)
+    job.counter.store(expected: size)
+    var state: S3MultipartState
+    switch await resumable(size: size, modified: modified, partSize: partSize) {
+    case .success(let found?):
+      state = found
+    case .success(nil):
+      switch await create(size: size, modified: modified, partSize: partSize) {
+      case .success(let created): state = created
+      case .failure(let failure): return .failure(failure)
+      }
+    case .failure(let failure):
+      return .failure(failure)
+    }
+    switch await send(&state, size: size) {
+    case .success:
+      S3MultipartState.remove(statePath)
+      return .success(AttemptSuccess(sha256: nil))
+    case .failure(var failure):
+      if options.abortIncomplete {
+        _ = await exchange("DELETE", query: [("uploadId", state.uploadID)])
+        S3MultipartState.remove(statePath)
+        failure.error.message += "; the multipart upload was aborted"
+      } else {
+        failure.error.message +=
+          "; the multipart upload is kept (\(state.parts.count) parts sent): a rerun sends only the missing parts"
+      }
+      return .failure(failure)
+    }
+  }
+
+  // MARK: Steps
+
+  /// The recorded upload, its parts as the server lists them, when it can go on; `nil` when
+  /// there is none to resume (none recorded, the source changed, the server forgot it).
+  private func resumable(size: Int64, modified: Double, partSize: Int64) async
+    -> Result<S3MultipartState?, AttemptFailure>
+  {
+    guard var state = S3MultipartState.read(statePath), state.url == url.absoluteString else {
+      return .success(nil)
+    }
+    guard state.size == size, state.modified == modified, state.partSize == partSize else {
+      _ = await exchange("DELETE", query: [("uploadId", state.uploadID)])
+      S3MultipartState.remove(statePath)
+      return .success(nil)
+    }
+    var listed: [S3MultipartState.Part] = []
+    var marker: String?
+    while true {
+      var query = [("uploadId", state.uploadID)]
+      if let marker { query.append(("part-number-marker", marker)) }
+      let body: [UInt8]
+      switch await exchange("GET", query: query) {
+      case .success(let answer): body = answer.body
+      case .failure(let failure) where failure.error.code == .http(404):
+        S3MultipartState.remove(statePath)
+        return .success(nil)
+      case .failure(let failure): return .failure(failure)
+      }
+      var rest = body[...]
+      while let part = S3XML.element(bytesOf: "Part", in: rest) {
+        rest = rest[part.endIndex...]
+        guard let number = S3XML.element("PartNumber", in: part).flatMap({ Int($0) }),
+          let etag = S3XML.element("ETag", in: part),
+          let length = S3XML.element("Size", in: part).flatMap({ Int64($0) }),
+          length == Self.length(ofPart: number, size: size, partSize: partSize)
+        else { continue }
+        listed.append(.init(number: number, etag: etag))
+      }
+      guard S3XML.element("IsTruncated", in: body[...]) == "true",
+        let next = S3XML.element("NextPartNumberMarker", in: body[...]), next != marker
+      else { break }
+      marker = next
+    }
+    state.parts = listed
+    return .success(state)
+  }
+
+  private func create(size: Int64, modified: Double, partSize: Int64) async
+    -> Result<S3MultipartState, AttemptFailure>
+  {
+    switch await exchange("POST", query: [("uploads", "")]) {
+    case .failure(let failure):
+      return .failure(failure)
+    case .success(let answer):
+      guard let id = S3XML.element("UploadId", in: answer.body[...]), !id.isEmpty else {
+        return .failure(Self.protocolFailure("CreateMultipartUpload gave no UploadId"))
+      }
+      let state = S3MultipartState(
+        url: url.absoluteString, uploadID: id, size: size, modified: modified,
+        partSize: partSize, parts: [])
+      do throws(TransferError) {
+        try state.write(to: statePath)
+      } catch {
+        return .failure(AttemptFailure(error: error))
+      }
+      return .success(state)
+    }
+  }
+
+  /// Sends the parts the state lacks, then completes the upload.
+  private func send(_ state: inout S3MultipartState, size: Int64) async -> Result<
+    Void, AttemptFailure
+  > {
+    let count = Int(max(1, (size + state.partSize - 1) / state.partSize))
+    let done = Set(state.parts.map(\.number))
+    job.counter.store(
+      state.parts.reduce(0) {
+        $0 + Self.length(ofPart: $1.number, size: size, partSize: state.partSize)
+      })
+    let partFile = statePath + ".part"
+    defer { unlink(partFile) }
+    for number in 1...count where !done.contains(number) {
+      let length = Self.length(ofPart: number, size: size, partSize: state.partSize)
+      do throws(TransferError) {
+        try Self.copy(
+          source, from: Int64(number - 1) * state.partSize, length: length, to: partFile)
+      } catch {
+        return .failure(AttemptFailure(error: error))
+      }
+      let answer: S3Answer
+      switch await exchange(
+        "PUT", query: [("partNumber", "\(number)"), ("uploadId", state.uploadID)],
+        body: RequestBody(path: partFile, length: length), countsProgress: true)
+      {
+      case .success(let value): answer = value
+      case .failure(let failure): return .failure(failure)
+      }
+      guard let etag = answer.head.value(for: "ETag"), !etag.isEmpty else {
+        return .failure(Self.protocolFailure("UploadPart gave no ETag"))
+      }
+      state.parts.append(.init(number: number, etag: etag))
+      job.counter.store(job.counter.present + length)
+      do throws(TransferError) {
+        try state.write(to: statePath)
+      } catch {
+        return .failure(AttemptFailure(error: error))
+      }
+    }
+    var xml = "<CompleteMultipartUpload>"
+    for part in state.parts.sorted(by: { $0.number < $1.number }) {
+      xml +=
+        "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(S3XML.escape(part.etag))</ETag></Part>"
+    }
+    xml += "</CompleteMultipartUpload>"
+    let bodyFile = statePath + ".complete"
+    defer { unlink(bodyFile) }
+    guard FileManager.default.createFile(atPath: bodyFile, contents: Data(xml.utf8)) else {
+      return .failure(AttemptFailure(error: TransferError(.io, "cannot write the upload state")))
+    }
+    switch await exchange(
+      "POST", query: [("uploadId", state.uploadID)],
+      body: RequestBody(path: bodyFile, length: Int64(xml.utf8.count)),
+      headers: [HTTPField("Content-Type", "application/xml")])
+    {
+    case .failure(let failure):
+      return .failure(failure)
+    case .success(let answer):
+      // S3 may answer 200 and then an error document, once it has worked on the parts.
+      if S3XML.element("CompleteMultipartUploadResult", in: answer.body[...]) == nil,
+        let code = S3XML.element("Code", in: answer.body[...])
+      {
+        var failure = Self.protocolFailure("CompleteMultipartUpload failed (\(code))")
+        failure.transient = code == "InternalError" || code == "SlowDown"
+        return .failure(failure)
+      }
+      return .success(())
+    }
+  }
+
+  // MARK: Requests
+
+  private struct S3Answer {
+    var head: ResponseHead
+    var body: [UInt8]
+  }
+
+  /// One request to the object's URL with `query`; a non-2xx answer is the failure its
+  /// status (and S3 error code) makes.
+  private func exchange(
+    _ method: String, query: [(String, String)], body: RequestBody? = nil,
+    headers: [HTTPField] = [], countsProgress: Bool = false
+  ) async -> Result<S3Answer, AttemptFailure> {
+    let encoded = query.map { "\(S3URIEncoding.encode($0.0))=\(S3URIEncoding.encode($0.1))" }
+    guard let target = URL(string: url.absoluteString + "?" + encoded.joined(separator: "&"))
+    else { return .failure(Self.protocolFailure("the upload's URL cannot take a query")) }
+    let options = runner.options
+    var request = TransferRequest(
+      url: target, method: method, headers: options.headers + entry.headers + headers,
+      stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
+    request.body = body
+    let sink = S3AnswerSink(progress: countsProgress ? job.counter : nil)
+    let response: TransferResponse
+    do throws(TransferError) {
+      response = try await runner.send(request, for: entry, sink: sink, job: job)
+    } catch {
+      return .failure(AttemptFailure(error: error))
+    }
+    guard (200..<300).contains(response.head.status) else {
+      var failure = AttemptFailure.http(response.head, body: sink.errorBody)
+      failure.answered = true
+      return .failure(failure)
+    }
+    return .success(S3Answer(head: response.head, body: sink.body))
+  }
+
+  // MARK: Helpers
+
+  /// The length of part `number` (from 1) of a file of `size` bytes.
+  static func length(ofPart number: Int, size: Int64, partSize: Int64) -> Int64 {
+    let start = Int64(number - 1) * partSize
+    return max(0, min(partSize, size - start))
+  }
+
+  private static func protocolFailure(_ message: String) -> AttemptFailure {
+    AttemptFailure(error: TransferError(.protocol, message), answered: true)
+  }
+
+  /// Copies `length` bytes of `source` from `offset` into a new file at `path`.
+  static func copy(_ source: String, from offset: Int64, length: Int64, to path: String)
+    throws(TransferError)
+  {
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw FileErrors.error(errno, "cannot read the upload's file") }
+    defer { close(input) }
+    let output = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard output >= 0 else { throw FileErrors.error(errno, "cannot write a part file") }
+    defer { close(output) }
+    let chunk = 1 << 20
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+    defer { buffer.deallocate() }
+    var done: Int64 = 0
+    while done < length {
+      let wanted = Int(min(Int64(chunk), length - done))
+      let count = pread(input, buffer.baseAddress, wanted, off_t(offset + done))
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else {
+        throw TransferError(.io, "the upload's file shrank while it was sent")
+      }
+      try FileErrors.pwriteAll(
+        output, UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: done,
+        what: "cannot write a part file")
+      done += Int64(count)
+    }
+  }
+}
