@@ -105,4 +105,50 @@ struct S3MotoTests {
       }
     }
   }
+
+  @Test(arguments: transports)
+  func a_manifest_sha256_goes_up_as_x_amz_checksum_and_is_checked_coming_back(transport: String)
+    async throws
+  {
+    try await MotoFixture.with(buckets: [Self.bucket]) { moto in
+      let directory = try TemporaryDirectory(prefix: "haul-s3-checksum")
+      defer { directory.remove() }
+      let digest = try TestContent.writeFile(at: directory.file("up.bin"), seed: 4, count: 70_000)
+      let wrong = String(repeating: "ab", count: 32)
+      let key = "\(transport)/sum.bin"
+      let upload = try writeManifest(
+        [
+          try manifestLine([
+            "url": "s3://\(Self.bucket)/\(key)", "op": "upload", "path": "up.bin",
+            "sha256": digest,
+          ]),
+          try manifestLine([
+            "url": "s3://\(Self.bucket)/\(transport)/wrong.bin", "op": "upload",
+            "path": "up.bin", "sha256": wrong,
+          ]),
+        ], named: "up.jsonl", in: directory)
+      let env = environment(moto, secret: moto.secretAccessKey, in: directory)
+      let common = ["--s3", "--s3-endpoint", moto.endpoint, "--transport", transport]
+      let put = try FaultRun(
+        try await HaulBinary.run(
+          ["run", upload, "--report", "report.json", "--retries", "0"] + common, in: directory,
+          environment: env), reportIn: directory)
+      #expect(put.status(1) == "ok", "\(put.describe(1))")
+      // S3 refuses a body that differs from its checksum (400 BadDigest); moto stores the
+      // checksum unchecked, so the wrong one shows when the object comes back.
+      #expect(put.status(2) == "ok", "\(put.describe(2))")
+
+      let down = try writeManifest(
+        ["s3://\(Self.bucket)/\(key)", "s3://\(Self.bucket)/\(transport)/wrong.bin"],
+        named: "down.jsonl", in: directory)
+      let get = try FaultRun(
+        try await HaulBinary.run(
+          ["run", down, "-o", "back", "--report", "report.json"] + common, in: directory,
+          environment: env), reportIn: directory)
+      #expect(get.status(1) == "ok", "\(get.describe(1))")
+      let verified = get.transfers[1]?["verified"] as? [String]
+      #expect(verified?.contains("server:x-amz-checksum-sha256") == true, "\(get.describe(1))")
+      #expect(get.code(2) == "checksum_mismatch", "\(get.describe(2))")
+    }
+  }
 }
