@@ -6,24 +6,24 @@
 /// is at most 1,000 objects, and an XML parser would bring libxml2 for that. Keys are asked
 /// for with `encoding-type=url`, so that any key (control characters included) survives the
 /// XML; they are percent-decoded here when the answer says `url`.
-public struct S3ListPage: Sendable, Hashable {
+package struct S3ListPage: Sendable, Hashable {
   /// One listed object.
-  public struct Object: Sendable, Hashable {
-    public var key: String
-    public var size: Int64
+  package struct Object: Sendable, Hashable {
+    package var key: String
+    package var size: Int64
     /// The ETag as listed, quotes included (`"9b2c…"`): what `If-Match` sends back.
-    public var etag: String?
+    package var etag: String?
   }
 
   /// The bucket's name, as the answer gives it.
-  public var bucket: String?
-  public var objects: [Object]
+  package var bucket: String?
+  package var objects: [Object]
   /// The token asking for the next page; `nil` on the last one.
-  public var nextToken: String?
+  package var nextToken: String?
 
   /// Reads `bytes`, a `ListBucketResult` document; `nil` when it is not one or an object in
   /// it lacks a key or a size.
-  public static func parse(_ bytes: [UInt8]) -> S3ListPage? {
+  package static func parse(_ bytes: [UInt8]) -> S3ListPage? {
     let scanner = S3XML.self
     guard scanner.find(Array("<ListBucketResult".utf8), in: bytes[...]) != nil else { return nil }
     let urlEncoded = scanner.element("EncodingType", in: bytes[...]) == "url"

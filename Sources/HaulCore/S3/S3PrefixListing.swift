@@ -10,14 +10,14 @@ import Foundation
 /// the entry's `path` (a folder, `dir/`) plus the key after the prefix, with the listed size
 /// as its expected size and the listed ETag sent as `If-Match`, so that an object replaced
 /// after it was listed fails with `http_412` instead of mixing two versions.
-public struct S3PrefixListing: Sendable, Hashable {
+package struct S3PrefixListing: Sendable, Hashable {
   /// Keys per page (`max-keys`, 1 to 1,000; S3 gives at most 1,000).
-  public var pageSize: Int
+  package var pageSize: Int
 
   /// S3's own page size, the default.
-  public static let defaultPageSize = 1000
+  package static let defaultPageSize = 1000
 
-  public init(pageSize: Int = S3PrefixListing.defaultPageSize) {
+  package init(pageSize: Int = S3PrefixListing.defaultPageSize) {
     self.pageSize = min(max(pageSize, 1), 1000)
   }
 
@@ -44,7 +44,7 @@ public struct S3PrefixListing: Sendable, Hashable {
 
   /// Whether `url` is a prefix entry's URL (only `firstPage` makes such a query: an object
   /// key's `?` is always percent-encoded).
-  public static func isFirstPage(_ url: URL) -> Bool {
+  package static func isFirstPage(_ url: URL) -> Bool {
     url.query(percentEncoded: true)?.hasPrefix(firstPageQuery) ?? false
   }
 

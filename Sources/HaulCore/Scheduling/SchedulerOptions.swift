@@ -52,7 +52,7 @@ public struct SchedulerOptions: Sendable {
   public var serverDigests: Bool
   /// Lists `s3://` prefix entries page by page as the run reaches them (`--s3`); `nil`
   /// passes every entry on as it is.
-  public var s3Listing: S3PrefixListing?
+  package var s3Listing: S3PrefixListing?
   /// Sends uploads to the S3 endpoint above a threshold in parts, resumable across runs
   /// (`--s3`); `nil` sends every upload whole.
   package var s3Multipart: S3MultipartOptions?
