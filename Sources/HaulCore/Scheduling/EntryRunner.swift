@@ -371,7 +371,8 @@ final class EntryRunner: Sendable {
 
   /// Whether an upload of `entry` to `url` goes in parts (`S3MultipartUpload`), in a task.
   func goesInParts(_ entry: ManifestEntry, to url: URL) -> Bool {
-    S3MultipartUpload.applies(
+    guard options.s3Multipart != nil, entry.operation == .upload else { return false }
+    return S3MultipartUpload.applies(
       entry, url: url, options: options.s3Multipart, path: uploadPath(entry))
   }
 
