@@ -74,7 +74,7 @@ public final class MotoFixture: Sendable {
       throw FixtureError("cannot run python3 -m moto.server: \(error)")
     }
     func fail(_ reason: String) -> FixtureError {
-      end(process)
+      process.stop(grace: 3)
       let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
       directory.remove()
       return FixtureError("\(reason) (install it with `make deps`): \(text.suffix(2000))")
@@ -122,17 +122,7 @@ public final class MotoFixture: Sendable {
 
   /// Stops moto (SIGTERM, SIGKILL after 3 s) and removes its directory.
   public func stop() {
-    Self.end(process)
+    process.stop(grace: 3)
     directory.remove()
-  }
-
-  private static func end(_ process: Process) {
-    if process.isRunning {
-      process.terminate()
-      let deadline = Date().addingTimeInterval(3)
-      while process.isRunning && Date() < deadline { usleep(10_000) }
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-    process.waitUntilExit()
   }
 }

@@ -112,15 +112,7 @@ public final class SquidFixture: Sendable {
         defer { p = nil }; return p
       })
     else { return }
-    if process.isRunning {
-      kill(process.processIdentifier, SIGTERM)
-      let deadline = Date().addingTimeInterval(0.5)
-      while process.isRunning && Date() < deadline { usleep(10_000) }
-      if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-      }
-    }
+    process.stop(grace: 0.5)
     directory.remove()
   }
 }
