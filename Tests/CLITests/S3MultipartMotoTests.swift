@@ -31,11 +31,13 @@ struct S3MultipartMotoTests {
   }
 
   /// Starts the upload slowed by `--max-rate`, and SIGKILLs haul once 2 parts are recorded.
+  /// The cap makes the whole upload take about 14 s, so that this polling, which a loaded
+  /// test run can keep waiting for seconds, still comes before the end.
   func uploadAndKill(
     _ arguments: [String], _ directory: TemporaryDirectory, _ env: [String: String]
   ) async throws -> Int {
     let running = try HaulBinary.start(
-      arguments + ["--max-rate", "6M"], in: directory, environment: env)
+      arguments + ["--max-rate", "3M"], in: directory, environment: env)
     let deadline = Date().addingTimeInterval(60)
     while recordedParts(directory) < 2, running.process.isRunning, Date() < deadline {
       try await Task.sleep(for: .milliseconds(20))
