@@ -70,13 +70,7 @@ public final class SquidFixture: Sendable {
       let configuration = directory.file("squid.conf")
       try (lines.joined(separator: "\n") + "\n").write(
         toFile: configuration, atomically: true, encoding: .utf8)
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: binary)
-      process.arguments = ["-N", "-f", configuration]
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let process = try Process.daemon(binary, ["-N", "-f", configuration])
       let fixture = SquidFixture(port: port, directory: directory, process: process)
       let deadline = Date().addingTimeInterval(20)
       while Date() < deadline {

@@ -83,13 +83,7 @@ public final class TinyproxyFixture: Sendable {
       let configuration = directory.file("tinyproxy.conf")
       try (lines.joined(separator: "\n") + "\n").write(
         toFile: configuration, atomically: true, encoding: .utf8)
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: binary)
-      process.arguments = ["-d", "-c", configuration]
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let process = try Process.daemon(binary, ["-d", "-c", configuration])
       let fixture = TinyproxyFixture(
         host: host, port: port, directory: directory, process: process)
       let deadline = Date().addingTimeInterval(10)

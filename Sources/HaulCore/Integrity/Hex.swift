@@ -54,6 +54,16 @@ enum Hex {
     }
   }
 
+  /// The value of the hex digit `byte` (either case), or `nil` when it is not one.
+  static func value(of byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+
   /// Whether every byte of `bytes` is a hex digit of either case.
   static func isHex(_ bytes: some Sequence<UInt8>) -> Bool {
     bytes.allSatisfy { byte in

@@ -27,7 +27,7 @@ package enum S3URIEncoding {
     var index = 0
     while index < bytes.count {
       if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-        let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
       {
         out.append(high << 4 | low)
         index += 3
@@ -63,15 +63,6 @@ package enum S3URIEncoding {
       true
     default:
       false
-    }
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
     }
   }
 }

@@ -1,0 +1,32 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension Process {
+  /// Starts `binary` with `arguments` as a fixture's daemon: no standard input, its output
+  /// discarded (the fixtures read the daemons' own log files).
+  static func daemon(_ binary: String, _ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// Ends a fixture's daemon: SIGTERM, then SIGKILL once `grace` seconds have passed, and
+  /// waits for it to exit.
+  func stop(grace: Double) {
+    if isRunning {
+      kill(processIdentifier, SIGTERM)
+      let deadline = Date().addingTimeInterval(grace)
+      while isRunning && Date() < deadline { usleep(10_000) }
+      if isRunning { kill(processIdentifier, SIGKILL) }
+    }
+    waitUntilExit()
+  }
+}
