@@ -64,11 +64,7 @@ public final class NginxFixture: Sendable {
   /// Starts nginx (also on HTTPS when `tls`, offering HTTP/2 there when `http2`) and waits
   /// until it accepts connections.
   public static func start(tls: Bool = false, http2: Bool = false) throws -> NginxFixture {
-    guard FileManager.default.isExecutableFile(atPath: binary) else {
-      throw FixtureError(
-        "nginx is required for this test but \(binary) is missing: "
-          + "install the Debian package `nginx` (apt-get install nginx)")
-    }
+    try FixtureError.requireExecutable(binary, name: "nginx", package: "nginx")
     var lastFailure = ""
     for _ in 0..<3 {
       let directory = try TemporaryDirectory(prefix: "haul-nginx")

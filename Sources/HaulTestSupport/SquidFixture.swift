@@ -45,11 +45,7 @@ public final class SquidFixture: Sendable {
 
   /// Starts squid and waits until it accepts connections.
   public static func start() throws -> SquidFixture {
-    guard FileManager.default.isExecutableFile(atPath: binary) else {
-      throw FixtureError(
-        "squid is required for this test but \(binary) is missing: "
-          + "install the Debian package `squid` (apt-get install squid)")
-    }
+    try FixtureError.requireExecutable(binary, name: "squid", package: "squid")
     let directory = try TemporaryDirectory(prefix: "haul-squid")
     do {
       // squid started as root writes its logs as the `proxy` user.

@@ -63,11 +63,7 @@ public final class TinyproxyFixture: Sendable {
   public static func start(
     host: String = "127.0.0.1", credentials: (user: String, password: String)? = nil
   ) throws -> TinyproxyFixture {
-    guard FileManager.default.isExecutableFile(atPath: binary) else {
-      throw FixtureError(
-        "tinyproxy is required for this test but \(binary) is missing: "
-          + "install the Debian package `tinyproxy` (apt-get install tinyproxy)")
-    }
+    try FixtureError.requireExecutable(binary, name: "tinyproxy", package: "tinyproxy")
     let directory = try TemporaryDirectory(prefix: "haul-tinyproxy")
     do {
       // tinyproxy may drop to another user when started as root: let it write its log.
