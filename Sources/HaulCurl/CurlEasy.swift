@@ -68,10 +68,6 @@ final class CurlEasy {
     haul_easy_setopt_read_callback(handle, option, read)
   }
 
-  func set(_ option: CURLoption, progress: curl_xferinfo_callback) -> CURLcode {
-    haul_easy_setopt_xferinfo_callback(handle, option, progress)
-  }
-
   func set(_ option: CURLoption, seek: curl_seek_callback) -> CURLcode {
     haul_easy_setopt_seek_callback(handle, option, seek)
   }
@@ -88,6 +84,14 @@ final class CurlEasy {
     var version = 0
     _ = haul_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
     return version == CURL_HTTP_VERSION_2_0
+  }
+
+  /// Whether libcurl got as far as sending the current transfer's request: it has a
+  /// connection (its pre-transfer time is set), so it no longer waits for one.
+  var hasStartedRequest: Bool {
+    var microseconds: curl_off_t = 0
+    _ = haul_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &microseconds)
+    return microseconds > 0
   }
 }
 

@@ -19,7 +19,7 @@ enum CurlErrorMapping {
     // The connection broke mid-exchange (reset, closed) or closed before any reply.
     case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_AGAIN:
       return .connection
-    // The connect timeout (stalls are detected by the progress callback, as `failure`).
+    // The connect timeout (stalls are detected by the loop, as `failure`).
     case CURLE_OPERATION_TIMEDOUT:
       return .timeout
     // The handshake failed or the peer's certificate was not trusted for this name.

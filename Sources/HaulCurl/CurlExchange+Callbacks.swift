@@ -33,14 +33,6 @@ enum CurlCallbacks {
     return exchange.readBody(into: UnsafeMutableRawPointer(buffer), capacity: size * count)
   }
 
-  /// `CURLOPT_XFERINFOFUNCTION`: called often (at least once a second) while the exchange
-  /// runs; enforces the stall timeout.
-  static let progress: curl_xferinfo_callback = { context, _, received, _, sent in
-    guard let context else { return 1 }
-    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-    return exchange.checkStall(moved: Int64(received) + Int64(sent)) ? 0 : 1
-  }
-
   /// `CURLOPT_SEEKFUNCTION`: lets libcurl rewind the upload body to resend it.
   static let seek: curl_seek_callback = { context, offset, origin in
     guard let context else { return CURL_SEEKFUNC_FAIL }
@@ -82,6 +74,7 @@ extension CurlExchange {
     if let rateLimiter, rateLimiter.mustPause(self) { return Int(CURL_WRITEFUNC_PAUSE) }
     if head == nil, !deliver(parser.head(status: easy?.responseCode ?? 0)) { return 0 }
     rateLimiter?.charge(chunk.count)
+    receivedBytes += Int64(chunk.count)
     guard acceptsBody else { return chunk.count }
     do {
       try sink.receive(body: chunk)
@@ -121,27 +114,26 @@ extension CurlExchange {
     return count
   }
 
-  /// Restarts the stall clock when bytes moved since the last call; returns `false` (the
-  /// reason kept in `failure`) once nothing moved for `stallTimeout`.
+  /// Restarts the stall clock when bytes moved since the last look; returns `false` (the
+  /// reason kept in `failure`) once nothing moved for `stallTimeout`. The loop looks at
+  /// every active exchange several times a second (`CurlLoop.sweepStalls`), at `now`
+  /// (monotonic nanoseconds).
   ///
   /// This is the only stall rule: libcurl's own `LOW_SPEED_TIME` averages the rate over a
   /// window, which fails a slow drip that is never silent for long, and fires up to ~6 s
-  /// late on real silence; this check counts from the last byte exactly (the loop polls at
-  /// least once a second, so libcurl calls it at least that often). The clock starts
-  /// at the first call, so an exchange waiting for a free connection is not timed, and
+  /// late on real silence; this check counts from the last byte. The clock starts once
+  /// libcurl is about to send the request (`CURLINFO_PRETRANSFER_TIME_T`), so an exchange
+  /// waiting for a free connection is not timed (connecting has its own timeout), and
   /// stands still while `--max-rate` holds the exchange paused.
-  func checkStall(moved body: Int64) -> Bool {
-    let moved = body + Int64(parser.totalBytes)
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    if moved != movedBytes || lastMovement == 0 || isPaused {
+  func checkStall(now: UInt64) -> Bool {
+    let moved = receivedBytes + uploadOffset + Int64(parser.totalBytes)
+    if moved != movedBytes || isPaused || lastMovement == 0 {
+      if lastMovement == 0, moved == 0, !(easy?.hasStartedRequest ?? false) { return true }
       movedBytes = moved
-      lastMovement = nanoseconds
+      lastMovement = now
       return true
     }
-    guard request.stallTimeout > 0,
-      Double(nanoseconds - lastMovement) / 1e9 >= request.stallTimeout
+    guard request.stallTimeout > 0, Double(now - lastMovement) / 1e9 >= request.stallTimeout
     else { return true }
     failure = TransferError(
       .timeout, "no byte moved for \(Self.seconds(request.stallTimeout)) seconds")

@@ -46,11 +46,10 @@ extension CurlExchange {
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
     check(easy.set(CURLOPT_HEADERDATA, pointer: context))
     check(easy.set(CURLOPT_WRITEDATA, pointer: context))
-    check(easy.set(CURLOPT_XFERINFODATA, pointer: context))
     check(configureProxy(easy, rules: settings.proxyRules))
 
-    // Timeouts: curl enforces the connect timeout; the progress callback enforces the stall
-    // timeout, timing silence from the last byte (`checkStall`). curl's low-speed check is
+    // Timeouts: curl enforces the connect timeout; the loop enforces the stall timeout,
+    // timing silence from the last byte (`checkStall`). curl's low-speed check is
     // off: it averages the rate over its window, so a body dripping a byte every 1.5 s
     // failed a 2 s timeout although no silence lasted 2 s.
     check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
@@ -112,8 +111,6 @@ extension CurlExchange {
     check(easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
     check(easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0))
 
-    check(easy.set(CURLOPT_NOPROGRESS, 0))
-    check(easy.set(CURLOPT_XFERINFOFUNCTION, progress: CurlCallbacks.progress))
     check(easy.set(CURLOPT_BUFFERSIZE, settings.receiveBufferSize))
     check(easy.set(CURLOPT_UPLOAD_BUFFERSIZE, settings.uploadBufferSize))
     check(easy.set(CURLOPT_USERAGENT, "haul/0.1"))

@@ -57,9 +57,11 @@ final class CurlExchange: @unchecked Sendable {
   /// Whether the limiter has paused this exchange; the stall clock stands still meanwhile.
   var isPaused = false
 
+  /// Body bytes libcurl handed over, kept or dropped: movement for the stall clock.
+  var receivedBytes: Int64 = 0
   /// Bytes moved (headers, body, upload) when the stall clock last restarted.
   var movedBytes: Int64 = -1
-  /// When bytes last moved, in monotonic nanoseconds; 0 until libcurl first reports.
+  /// When bytes last moved, in monotonic nanoseconds; 0 until the clock starts.
   var lastMovement: UInt64 = 0
 
   /// The upload file, opened once per exchange, or -1.

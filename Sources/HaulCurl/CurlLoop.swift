@@ -30,6 +30,11 @@ final class CurlLoop {
   /// `CURLOPT_PRIVATE`. Looked up by identity on cancel; walked only at shutdown.
   private var active: [ObjectIdentifier: Unmanaged<CurlExchange>] = [:]
   private var batch: [CurlMailbox.Command] = []
+  /// When `sweepStalls` last looked at the active exchanges, in monotonic nanoseconds.
+  private var lastSweep: UInt64 = 0
+  /// How often the active exchanges' stall clocks are read: often enough that a stall ends
+  /// within a quarter of a second of its timeout.
+  private static let sweepInterval: UInt64 = 250_000_000
   private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
 
   init(
@@ -55,9 +60,12 @@ final class CurlLoop {
       var running: Int32 = 0
       curl_multi_perform(multi, &running)
       collectFinished()
+      sweepStalls()
       // Wakes earlier for socket activity, curl's own timers, `curl_multi_wakeup`, or the
-      // next exchange `--max-rate` paused becoming due.
-      let timeout = min(1000, rateLimiter?.millisecondsUntilNextResume() ?? 1000)
+      // next exchange `--max-rate` paused becoming due; with exchanges active, at least as
+      // often as their stall clocks are read.
+      let idle = active.isEmpty ? 1000 : Int(Self.sweepInterval / 1_000_000)
+      let timeout = min(idle, rateLimiter?.millisecondsUntilNextResume() ?? idle)
       if mailbox.prepareToSleep() {
         curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
       }
@@ -153,6 +161,23 @@ final class CurlLoop {
       guard let context else { continue }
       finish(Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue(), .completed(result))
     }
+  }
+
+  /// Fails every active exchange that moved no byte for its stall timeout. Runs at most
+  /// once per `sweepInterval`, so a loop busy with many small exchanges reads the clock
+  /// once per pass and the exchanges' state a few times a second.
+  private func sweepStalls() {
+    var clock = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &clock)
+    let now = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec)
+    guard now - lastSweep >= Self.sweepInterval else { return }
+    lastSweep = now
+    var stalled: [CurlExchange] = []
+    for retained in active.values {
+      let exchange = retained.takeUnretainedValue()
+      if !exchange.checkStall(now: now) { stalled.append(exchange) }
+    }
+    for exchange in stalled { finish(exchange, .completed(CURLE_ABORTED_BY_CALLBACK)) }
   }
 
   /// Ends an active exchange: the one place where its reference leaves libcurl. Removes the

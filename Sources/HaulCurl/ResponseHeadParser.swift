@@ -32,8 +32,16 @@ struct ResponseHeadParser {
   /// Whether the last field line was kept (a folded continuation line belongs to it).
   private var keptLast = false
 
-  /// `ResponseHead.fieldsRead` as bytes, for comparing names without making strings.
-  private static let keptNames: [[UInt8]] = ResponseHead.fieldsRead.map { Array($0.utf8) }
+  /// `ResponseHead.fieldsRead` as one run of bytes, for comparing names without making
+  /// strings: each name's start in `keptBytes`, and a bit per name length present, so that
+  /// most other lines are turned away by their name's length alone.
+  private static let keptBytes: [UInt8] = ResponseHead.fieldsRead.flatMap { Array($0.utf8) }
+  private static let keptStarts: [Int] = ResponseHead.fieldsRead.reduce(into: [0]) {
+    $0.append($0.last! + $1.utf8.count)
+  }
+  private static let keptLengths: UInt64 = ResponseHead.fieldsRead.reduce(0) {
+    $0 | (1 << UInt64(min($1.utf8.count, 63)))
+  }
 
   init(maxBytes: Int) {
     self.maxBytes = maxBytes
@@ -97,25 +105,32 @@ struct ResponseHeadParser {
     return bytes[start..<end]
   }
 
-  /// Whether `name` is one of `keptNames`, ASCII case ignored.
+  /// Whether `name` is one of `ResponseHead.fieldsRead`, ASCII case ignored.
   private static func isKept(_ name: Slice<UnsafeRawBufferPointer>) -> Bool {
-    guard let base = name.base.baseAddress else { return false }
-    let bytes = base.assumingMemoryBound(to: UInt8.self) + name.startIndex
     let count = name.count
-    for kept in keptNames where kept.count == count {
-      let matches = kept.withUnsafeBufferPointer { wanted in
-        var index = 0
-        while index < count {
-          let byte = bytes[index]
-          let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-          guard lower == wanted[index] else { return false }
-          index += 1
+    guard count < 64, keptLengths & (1 << UInt64(count)) != 0,
+      let base = name.base.baseAddress
+    else { return false }
+    let bytes = base.assumingMemoryBound(to: UInt8.self) + name.startIndex
+    return keptBytes.withUnsafeBufferPointer { kept in
+      keptStarts.withUnsafeBufferPointer { starts in
+        var candidate = 0
+        while candidate + 1 < starts.count {
+          let start = starts[candidate]
+          candidate += 1
+          guard starts[candidate] - start == count else { continue }
+          var index = 0
+          while index < count {
+            let byte = bytes[index]
+            let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard lower == kept[start + index] else { break }
+            index += 1
+          }
+          if index == count { return true }
         }
-        return true
+        return false
       }
-      if matches { return true }
     }
-    return false
   }
 
   private static func isWhitespace(_ byte: UInt8) -> Bool {

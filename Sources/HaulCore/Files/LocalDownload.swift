@@ -203,8 +203,11 @@ package final class LocalDownload: @unchecked Sendable {
     guard let seconds = lastModified.withLock({ $0 }) else { return }
     // `UTIME_OMIT` (a macro Swift does not import): leave the access time as it is.
     let omit = (1 << 30) - 2
-    var times = [timespec(tv_sec: 0, tv_nsec: omit), timespec(tv_sec: seconds, tv_nsec: 0)]
-    guard futimens(fd, &times) == 0 else {
+    var times = (timespec(tv_sec: 0, tv_nsec: omit), timespec(tv_sec: seconds, tv_nsec: 0))
+    let set = withUnsafeMutableBytes(of: &times) {
+      futimens(fd, $0.baseAddress?.assumingMemoryBound(to: timespec.self))
+    }
+    guard set == 0 else {
       throw FileErrors.error(errno, "cannot set the modification time of \(path)")
     }
   }

@@ -39,7 +39,7 @@ package enum ResponseValidation {
     }
     guard (200..<300).contains(head.status) else { return .discard }
     if let type = head.value(for: "Content-Type"),
-      type.lowercased().hasPrefix("multipart/byteranges")
+      type.hasPrefixIgnoringASCIICase("multipart/byteranges")
     {
       return .fail(TransferError(.protocol, "unexpected multipart/byteranges response"))
     }
@@ -94,7 +94,7 @@ package struct ContentRange: Sendable, Hashable {
   /// Parses a `Content-Range` value; `nil` when absent or malformed (or END < START, or
   /// END ≥ TOTAL).
   package init?(_ value: String?) {
-    guard let value = value?.trimmingASCIIWhitespace(), value.lowercased().hasPrefix("bytes ")
+    guard let value = value?.trimmingASCIIWhitespace(), value.hasPrefixIgnoringASCIICase("bytes ")
     else { return nil }
     let rest = value.dropFirst(6)
     let halves = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
@@ -115,7 +115,7 @@ package struct ContentRange: Sendable, Hashable {
 
   /// The TOTAL of `Content-Range: bytes */TOTAL` (the form a 416 carries).
   package static func unsatisfiedTotal(_ value: String?) -> Int64? {
-    guard let value = value?.trimmingASCIIWhitespace(), value.lowercased().hasPrefix("bytes */")
+    guard let value = value?.trimmingASCIIWhitespace(), value.hasPrefixIgnoringASCIICase("bytes */")
     else { return nil }
     return Int64(value.dropFirst(8)).flatMap { $0 >= 0 ? $0 : nil }
   }

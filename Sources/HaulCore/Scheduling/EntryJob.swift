@@ -40,7 +40,7 @@ final class EntryJob: @unchecked Sendable {
     self.entry = entry
     self.runner = runner
     self.local = local
-    hostID = runner.state.hostID(Origin(entry.url).description)
+    hostID = runner.state.hostID(of: entry.url)
     info = EntryInfo(
       line: entry.line, path: entry.path, operation: entry.operation,
       expectedBytes: expectedBytes)

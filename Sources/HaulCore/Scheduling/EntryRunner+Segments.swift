@@ -102,7 +102,7 @@ extension EntryRunner {
       return .failure(Failure(error: error))
     }
 
-    let host = self.state.hostID(Origin(url).description)
+    let host = self.state.hostID(of: url)
     releaseSlot(host: host)
     let failure = await runSegments(
       entry, url, file: file, state: state, local: local, counter: counter, host: host)

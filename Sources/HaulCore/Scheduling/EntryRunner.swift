@@ -279,7 +279,7 @@ final class EntryRunner: Sendable {
     }
     while true {
       let url = sources[loop.source]
-      let host = state.hostID(Origin(url).description)
+      let host = state.hostID(of: url)
       let attempt: Result<Success, Failure>
       if let failure = pending {
         pending = nil

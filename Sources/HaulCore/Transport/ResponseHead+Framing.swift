@@ -12,27 +12,64 @@ extension ResponseHead {
   ///   Repeats of one value (`10, 10`) are the same length and accepted, as RFC 9110 allows.
   ///
   /// A transport keeps every `Content-Length` field for this (`ResponseHead.fieldsRead`).
+  /// The values are read as bytes: this runs once per response, on the transport's thread.
   package var framingProblem: TransferError? {
     guard (100...599).contains(status) else {
       return TransferError(.protocol, "the response status \(status) is not an HTTP status")
     }
     var length: Int64?
     for field in headers where field.hasName("content-length") {
-      for item in field.value.split(separator: ",", omittingEmptySubsequences: false) {
-        let text = String(item).trimmingASCIIWhitespace()
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-          return TransferError(.protocol, "Content-Length is not a non-negative decimal number")
+      var value = field.value
+      let problem: TransferError? = value.withUTF8 { bytes in
+        var start = 0
+        while start <= bytes.count {
+          var end = start
+          while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+          switch Self.decimal(bytes[start..<end]) {
+          case .success(let item):
+            if let length, length != item {
+              return TransferError(
+                .protocol, "Content-Length has differing values (\(length) and \(item))")
+            }
+            length = item
+          case .failure(let error):
+            return error
+          }
+          start = end + 1
         }
-        guard let value = Int64(text) else {
-          return TransferError(.protocol, "Content-Length \(text.prefix(40)) is too large")
-        }
-        if let length, length != value {
-          return TransferError(
-            .protocol, "Content-Length has differing values (\(length) and \(value))")
-        }
-        length = value
+        return nil
       }
+      if let problem { return problem }
     }
     return nil
+  }
+
+  /// One item of a `Content-Length` value: decimal digits between optional spaces and tabs.
+  private static func decimal(_ item: Slice<UnsafeBufferPointer<UInt8>>) -> Result<
+    Int64, TransferError
+  > {
+    func isSpace(_ byte: UInt8) -> Bool {
+      byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+        || byte == UInt8(ascii: "\n")
+    }
+    var start = item.startIndex
+    var end = item.endIndex
+    while start < end, isSpace(item[start]) { start += 1 }
+    while end > start, isSpace(item[end - 1]) { end -= 1 }
+    guard start < end, item[start..<end].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+      return .failure(
+        TransferError(.protocol, "Content-Length is not a non-negative decimal number"))
+    }
+    var value: Int64 = 0
+    for byte in item[start..<end] {
+      let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflowSum) = times.addingReportingOverflow(Int64(byte - 0x30))
+      guard !overflowTimes, !overflowSum else {
+        let text = String(decoding: item[start..<end].prefix(40), as: UTF8.self)
+        return .failure(TransferError(.protocol, "Content-Length \(text) is too large"))
+      }
+      value = sum
+    }
+    return .success(value)
   }
 }

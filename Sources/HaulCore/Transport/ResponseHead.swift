@@ -46,4 +46,21 @@ extension String {
     else { return "" }
     return String(self[start...end])
   }
+
+  /// Whether the string starts with `prefix`, ASCII case ignored; `prefix` is lower case.
+  /// Compares bytes, without the lower-cased copy `lowercased()` would allocate.
+  package func hasPrefixIgnoringASCIICase(_ prefix: StaticString) -> Bool {
+    let bytes = utf8
+    guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+    return prefix.withUTF8Buffer { wanted in
+      var index = bytes.startIndex
+      for byte in wanted {
+        let own = bytes[index]
+        let lower = own >= UInt8(ascii: "A") && own <= UInt8(ascii: "Z") ? own | 0x20 : own
+        guard lower == byte else { return false }
+        index = bytes.index(after: index)
+      }
+      return true
+    }
+  }
 }
