@@ -119,7 +119,6 @@ final class RunState: Sendable {
     return text[..<text.utf8.index(text.startIndex, offsetBy: length)]
   }
 
-
   /// What became of an entry handed to the run.
   enum Submission {
     /// It holds its slot: start it now.
