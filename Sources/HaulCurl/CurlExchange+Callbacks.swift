@@ -6,31 +6,37 @@ import HaulCore
 ///
 /// Each receives the exchange as an unretained `Unmanaged` pointer (`CURLOPT_*DATA`); the
 /// retained reference held by `CURLOPT_PRIVATE` keeps it alive for as long as libcurl can
-/// call. None of them allocates per chunk: body bytes go from libcurl's buffer straight to
+/// call, so the callbacks use it without a retain of their own (`_withUnsafeGuaranteedRef`:
+/// a header line or body chunk then costs no atomic reference count). None of them allocates per chunk: body bytes go from libcurl's buffer straight to
 /// the sink, upload bytes straight from the file into libcurl's buffer.
 enum CurlCallbacks {
   /// `CURLOPT_HEADERFUNCTION`: one complete header line per call.
   static let header: curl_write_callback = { buffer, size, count, context in
     let length = size * count
     guard let context else { return 0 }
-    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-    return exchange.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length))
-      ? length : 0
+    let line = UnsafeRawBufferPointer(start: buffer, count: length)
+    return Unmanaged<CurlExchange>.fromOpaque(context)._withUnsafeGuaranteedRef {
+      $0.receiveHeaderLine(line)
+    } ? length : 0
   }
 
   /// `CURLOPT_WRITEFUNCTION`: one chunk of the response body per call.
   static let write: curl_write_callback = { buffer, size, count, context in
     let length = size * count
     guard let context else { return 0 }
-    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-    return exchange.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
+    let chunk = UnsafeRawBufferPointer(start: buffer, count: length)
+    return Unmanaged<CurlExchange>.fromOpaque(context)._withUnsafeGuaranteedRef {
+      $0.receiveBody(chunk)
+    }
   }
 
   /// `CURLOPT_READFUNCTION`: fills libcurl's upload buffer from the body file.
   static let read: curl_read_callback = { buffer, size, count, context in
     guard let context, let buffer else { return Int(CURL_READFUNC_ABORT) }
-    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-    return exchange.readBody(into: UnsafeMutableRawPointer(buffer), capacity: size * count)
+    let target = UnsafeMutableRawPointer(buffer)
+    return Unmanaged<CurlExchange>.fromOpaque(context)._withUnsafeGuaranteedRef {
+      $0.readBody(into: target, capacity: size * count)
+    }
   }
 
   /// `CURLOPT_SEEKFUNCTION`: lets libcurl rewind the upload body to resend it.

@@ -8,28 +8,67 @@ public struct ManifestEntry: Sendable, Hashable {
     case upload
   }
 
+  /// The fields that hold references (strings, arrays, URLs, digests), kept in one box so
+  /// that a copy of the entry costs one retain (`CopyOnWriteBox`).
+  private struct Parts: Sendable, Hashable {
+    var text: String
+    var url: URL
+    var mirrors: [URL]
+    var path: String
+    var method: String
+    var manifestDigests: DigestValues
+    var checksumDigests: DigestValues
+    var headers: [HTTPField]
+  }
+
+  private var parts: CopyOnWriteBox<Parts>
+
   /// The physical, 1-based line number in the manifest.
   public var line: Int
   /// The line exactly as written (without its line break), for `--failed`.
-  public var text: String
+  public var text: String {
+    get { parts.value.text }
+    _modify { yield &parts.value.text }
+  }
   public var operation: Operation
   /// The first source; `http` or `https`.
-  public var url: URL
+  public var url: URL {
+    get { parts.value.url }
+    _modify { yield &parts.value.url }
+  }
   /// Further sources for the same bytes, tried in order when one fails.
-  public var mirrors: [URL]
+  public var mirrors: [URL] {
+    get { parts.value.mirrors }
+    _modify { yield &parts.value.mirrors }
+  }
   /// Local file, relative to the output directory; validated: no `..`, not absolute.
-  public var path: String
+  public var path: String {
+    get { parts.value.path }
+    _modify { yield &parts.value.path }
+  }
   /// `PUT` or `POST` for uploads; `GET` for downloads.
-  public var method: String
+  public var method: String {
+    get { parts.value.method }
+    _modify { yield &parts.value.method }
+  }
   /// Expected byte count, if given.
   public var size: Int64?
   /// The digests the line itself gives (`sha256`, `sha512`, `sha1`, `md5`), lowercase hex.
-  public var manifestDigests: DigestValues
+  public var manifestDigests: DigestValues {
+    get { parts.value.manifestDigests }
+    _modify { yield &parts.value.manifestDigests }
+  }
   /// Digests from `--checksums` files for the algorithms the line does not give (see
   /// `ChecksumTable`); a download's only.
-  public var checksumDigests: DigestValues
+  public var checksumDigests: DigestValues {
+    get { parts.value.checksumDigests }
+    _modify { yield &parts.value.checksumDigests }
+  }
   /// Extra request headers for this entry (secrets: never printed).
-  public var headers: [HTTPField]
+  public var headers: [HTTPField] {
+    get { parts.value.headers }
+    _modify { yield &parts.value.headers }
+  }
 
   /// - Parameters:
   ///   - sha256: the line's SHA-256; when given, it takes the place of `manifestDigests`'s.
@@ -41,18 +80,16 @@ public struct ManifestEntry: Sendable, Hashable {
     headers: [HTTPField] = [], manifestDigests: DigestValues = DigestValues(),
     checksumDigests: DigestValues = DigestValues()
   ) {
+    var manifestDigests = manifestDigests
+    if let sha256 { manifestDigests[.sha256] = sha256 }
+    parts = CopyOnWriteBox(
+      Parts(
+        text: text, url: url, mirrors: mirrors, path: path,
+        method: method ?? (operation == .upload ? "PUT" : "GET"),
+        manifestDigests: manifestDigests, checksumDigests: checksumDigests, headers: headers))
     self.line = line
-    self.text = text
     self.operation = operation
-    self.url = url
-    self.mirrors = mirrors
-    self.path = path
-    self.method = method ?? (operation == .upload ? "PUT" : "GET")
     self.size = size
-    self.manifestDigests = manifestDigests
-    if let sha256 { self.manifestDigests[.sha256] = sha256 }
-    self.checksumDigests = checksumDigests
-    self.headers = headers
   }
 
   /// The entry's sources in the order they are tried: `url`, then `mirrors`.

@@ -4,24 +4,55 @@ import Foundation
 /// following redirects (haul follows them itself, the same way for every transport; see
 /// `RedirectPolicy`).
 public struct TransferRequest: Sendable {
+  /// The fields that hold references (strings, arrays, the URL), kept in one box so that a
+  /// copy of the request costs one retain (`CopyOnWriteBox`).
+  private struct Parts: Sendable {
+    var url: URL
+    var method: String
+    var headers: [HTTPField]
+    var ifRange: String?
+    var conditions: [HTTPField] = []
+    var body: RequestBody?
+  }
+
+  private var parts: CopyOnWriteBox<Parts>
+
   /// The URL to send to; always `http` or `https`.
-  public var url: URL
+  public var url: URL {
+    get { parts.value.url }
+    _modify { yield &parts.value.url }
+  }
   /// `GET` for downloads, `PUT` or `POST` for uploads.
-  public var method: String
+  public var method: String {
+    get { parts.value.method }
+    _modify { yield &parts.value.method }
+  }
   /// Extra request headers (the transfer's own: `--header`, manifest `headers`, credentials).
   /// `Range` and `If-Range` are set from `range` and `ifRange`, never through here.
-  public var headers: [HTTPField]
+  public var headers: [HTTPField] {
+    get { parts.value.headers }
+    _modify { yield &parts.value.headers }
+  }
   /// The byte range to ask for (`Range: bytes=start-` or `bytes=start-end`), or `nil`.
   public var range: ByteRange?
   /// The validator sent as `If-Range` with `range` (a strong ETag or an HTTP date).
-  public var ifRange: String?
+  public var ifRange: String? {
+    get { parts.value.ifRange }
+    _modify { yield &parts.value.ifRange }
+  }
   /// The fields of a conditional request (`--refresh`: `If-None-Match`,
   /// `If-Modified-Since`). Unlike `headers` they go to every redirect hop, also to another
   /// origin: they describe the local copy, not the user, and the ETag they carry came from
   /// the final hop. `RedirectWalk` adds them to each hop's `headers`.
-  public var conditions: [HTTPField] = []
+  public var conditions: [HTTPField] {
+    get { parts.value.conditions }
+    _modify { yield &parts.value.conditions }
+  }
   /// The request body, for uploads; streamed from the file, never loaded whole.
-  public var body: RequestBody?
+  public var body: RequestBody? {
+    get { parts.value.body }
+    _modify { yield &parts.value.body }
+  }
   /// A transfer that moves no byte for this many seconds fails with `timeout`.
   public var stallTimeout: Double
   /// Opening the connection (including TLS) may take at most this many seconds.
@@ -32,12 +63,9 @@ public struct TransferRequest: Sendable {
     ifRange: String? = nil, body: RequestBody? = nil, stallTimeout: Double = 30,
     connectTimeout: Double = 30
   ) {
-    self.url = url
-    self.method = method
-    self.headers = headers
+    parts = CopyOnWriteBox(
+      Parts(url: url, method: method, headers: headers, ifRange: ifRange, body: body))
     self.range = range
-    self.ifRange = ifRange
-    self.body = body
     self.stallTimeout = stallTimeout
     self.connectTimeout = connectTimeout
   }
