@@ -8,7 +8,14 @@ extension CurlExchange {
   /// `CURLOPT_NOPROXY` is "" so that libcurl never second-guesses the choice with
   /// `no_proxy`. https goes through a `CONNECT` tunnel (libcurl's rule for https through
   /// any proxy) with the origin's certificate verified end to end; plain http is forwarded.
+  ///
+  /// Without any proxy in `rules`, the shared options already go direct
+  /// (`setDirectProxyOptions`), so a handle that keeps them needs nothing set.
   func configureProxy(_ easy: CurlEasy, rules: ProxyRules) -> CURLcode {
+    guard !rules.isDirect else {
+      proxy = nil
+      return easy.holdsSharedOptions ? CURLE_OK : setDirectProxyOptions(easy)
+    }
     proxy = rules.proxy(for: request.url)
     var result = CURLE_OK
     func check(_ code: CURLcode) {
@@ -17,6 +24,14 @@ extension CurlExchange {
     check(easy.set(CURLOPT_PROXY, proxy?.url ?? ""))
     check(easy.set(CURLOPT_NOPROXY, ""))
     check(easy.set(CURLOPT_HTTPPROXYTUNNEL, speaksHTTPToProxy && isHTTPS ? 1 : 0))
+    return result
+  }
+
+  /// Goes direct: no proxy, no proxy variable read by libcurl, no tunnel.
+  func setDirectProxyOptions(_ easy: CurlEasy) -> CURLcode {
+    var result = easy.set(CURLOPT_PROXY, "")
+    if result == CURLE_OK { result = easy.set(CURLOPT_NOPROXY, "") }
+    if result == CURLE_OK { result = easy.set(CURLOPT_HTTPPROXYTUNNEL, 0) }
     return result
   }
 

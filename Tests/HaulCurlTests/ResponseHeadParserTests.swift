@@ -46,6 +46,22 @@ struct ResponseHeadParserTests {
             headers: [HTTPField("content-LENGTH", "5"), HTTPField("ETag", "\"e\"")])))
   }
 
+  @Test func every_field_haul_reads_is_kept_in_any_case_and_no_other() {
+    func kept(_ name: String) -> Bool {
+      Array(name.utf8).withUnsafeBytes { ResponseHeadParser.isKept($0[...]) }
+    }
+    for name in ResponseHead.fieldsRead {
+      #expect(kept(name), "\(name)")
+      #expect(kept(name.uppercased()), "\(name.uppercased())")
+    }
+    let others = [
+      "", "Server", "Date", "Connection", "Accept-Ranges", "ETags", "Etah", "digests",
+      "Content-Lengt", "Content-Lengthh", "Retry-Afters", "x-amz-checksum-sha1",
+      "Content-Disposition", "Last-Modifier", "Locatioη",
+    ]
+    for name in others { #expect(!kept(name), "\(name)") }
+  }
+
   @Test func an_interim_response_is_dropped() {
     let steps = parse([
       "HTTP/1.1 100 Continue\r\n", "X-Interim: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n",

@@ -72,6 +72,9 @@ public struct ProxyRules: Sendable, Hashable {
     return noProxy.bypasses(host) ? nil : server
   }
 
+  /// Whether every request goes direct: no proxy is set for either scheme.
+  public var isDirect: Bool { httpProxy == nil && httpsProxy == nil }
+
   /// Every proxy some request may go through, for checks made once per run.
   public var servers: [ProxyServer] {
     var all: [ProxyServer] = []
