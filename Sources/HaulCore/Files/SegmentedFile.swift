@@ -107,6 +107,11 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
   private let ifRange: String?
   private(set) var plan: ResponseValidation.Plan?
   private(set) var offset: Int64
+  /// Why the segmented download must start over, when the server sent the whole resource or
+  /// a range of another version (it changed, or it stopped honouring ranges or `If-Range`).
+  /// The exchange is aborted with a `protocol` error of the same reason, which stays the
+  /// failure should a fresh start meet this again.
+  private(set) var restartReason: String?
 
   init(
     file: SegmentedFile, index: Int, requested: ByteRange, total: Int64,
@@ -121,20 +126,15 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
     self.offset = requested.start
   }
 
-  /// Internal marker: the server sent the whole resource or a range of another version (it
-  /// changed, or it stopped honouring ranges or `If-Range`); the segmented download starts
-  /// over.
-  static let restartCode = TransferError.Code(rawValue: "restart")
-
   func receive(head: ResponseHead) throws(TransferError) -> Bool {
     let plan = ResponseValidation.plan(
       for: head, requested: requested, expectedSize: total, ifRange: ifRange)
     self.plan = plan
     switch plan {
-    case .write(_, _, let restart) where restart:
-      throw TransferError(Self.restartCode, "the server sent the whole file to a range request")
+    case .write(_, _, restart: true):
+      throw restart(because: "the server sent the whole file to a range request")
     case .restart where head.status == 206:
-      throw TransferError(Self.restartCode, "the server sent a range of another version")
+      throw restart(because: "the server sent a range of another version")
     case .write(let offset, _, _):
       self.offset = offset
       return true
@@ -143,6 +143,11 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
     case .complete, .restart, .discard:
       return false
     }
+  }
+
+  private func restart(because reason: String) -> TransferError {
+    restartReason = reason
+    return TransferError(.protocol, reason)
   }
 
   func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
@@ -161,13 +166,16 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
 /// aborts on anything that would send the whole body.
 final class ProbeSink: ResponseSink, @unchecked Sendable {
   private(set) var head: ResponseHead?
-
-  static let wholeBodyCode = TransferError.Code(rawValue: "probe_whole_body")
+  /// Whether the server answered with the whole body (a 200): it ignores ranges, and the
+  /// file is fetched as one stream. The exchange is aborted with a `protocol` error, which
+  /// is not the entry's failure.
+  private(set) var ignoresRanges = false
 
   func receive(head: ResponseHead) throws(TransferError) -> Bool {
     self.head = head
     if head.status == 200 {
-      throw TransferError(Self.wholeBodyCode, "the server ignores ranges")
+      ignoresRanges = true
+      throw TransferError(.protocol, "the server ignores ranges")
     }
     return head.status == 206
   }

@@ -32,24 +32,36 @@ extension EntryRunner {
   ) async -> Result<Success, Failure>? {
     var fresh = false
     while true {
-      let result = await segmentedOnce(
+      switch await segmentedOnce(
         entry, from: url, into: local, counter: counter, fresh: fresh, job: job)
-      if case .failure(let failure) = result, failure.error.code == SegmentSink.restartCode {
+      {
+      case nil:
+        return nil
+      case .ended(let result):
+        return result
+      case .restart(let reason):
         local.discardPartial()
-        if fresh {
-          return .failure(Failure(error: TransferError(.protocol, failure.error.message)))
-        }
+        if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
         fresh = true
-        continue
       }
-      return result
     }
   }
 
+  /// How one round of a segmented download ended.
+  private enum Round {
+    /// The file is done, or the entry failed.
+    case ended(Result<Success, Failure>)
+    /// A segment's server sent the whole file or a range of another version, for `reason`:
+    /// the download starts over from a new probe, once.
+    case restart(reason: String)
+  }
+
+  /// One round: the probe (or the saved state of a resume), then the segments. `nil` when
+  /// the file cannot be split.
   private func segmentedOnce(
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
     fresh: Bool, job: EntryJob?
-  ) async -> Result<Success, Failure>? {
+  ) async -> Round? {
     var state = ResumeState(
       url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
       validator: nil, total: nil)
@@ -64,15 +76,17 @@ extension EntryRunner {
     } else {
       switch await probe(entry, url, job: job) {
       case .none: return nil
-      case .failure(let failure)?: return .failure(failure)
+      case .failure(let failure)?: return .ended(.failure(failure))
       case .success(let head)?:
         guard let total = ContentRange(head.value(for: "Content-Range"))?.total,
           let validator = Validator.from(head), total >= options.minSegmentSize
         else { return nil }
         if let size = entry.size, total != size {
-          return .failure(
-            Failure(
-              error: TransferError(.sizeMismatch, "server has \(total) bytes, expected \(size)")))
+          return .ended(
+            .failure(
+              Failure(
+                error: TransferError(
+                  .sizeMismatch, "server has \(total) bytes, expected \(size)"))))
         }
         state.validator = validator
         state.total = total
@@ -90,7 +104,7 @@ extension EntryRunner {
       fd = try local.openPartial(truncate: !resuming)
       if !resuming { try local.writeState(state) }
     } catch {
-      return .failure(Failure(error: error))
+      return .ended(.failure(Failure(error: error)))
     }
     defer { close(fd) }
     let hasher =
@@ -99,16 +113,16 @@ extension EntryRunner {
     do throws(TransferError) {
       try file.catchUp()
     } catch {
-      return .failure(Failure(error: error))
+      return .ended(.failure(Failure(error: error)))
     }
 
     let host = self.state.hostID(of: url)
     releaseSlot(host: host)
-    let failure = await runSegments(
+    let stop = await runSegments(
       entry, url, file: file, state: state, local: local, counter: counter, host: host)
     let reacquired = await acquireSlot(host: host)
-    if let failure { return .failure(failure) }
-    guard reacquired else { return .failure(Failure(error: Scheduler.cancelledError)) }
+    if let stop { return stop }
+    guard reacquired else { return .ended(.failure(Failure(error: Scheduler.cancelledError))) }
 
     do throws(TransferError) {
       try file.catchUp()
@@ -126,9 +140,10 @@ extension EntryRunner {
       }
       local.noteETag(state.validator)
       try local.finish(partial: fd)
-      return .success(Success(sha256: digests[.sha256], digests: digests, verified: verified))
+      return .ended(
+        .success(Success(sha256: digests[.sha256], digests: digests, verified: verified)))
     } catch {
-      return .failure(Failure(error: error))
+      return .ended(.failure(Failure(error: error)))
     }
   }
 
@@ -143,19 +158,18 @@ extension EntryRunner {
       let response = try await send(request, for: entry, sink: sink, job: job)
       guard response.head.status == 206 else { return .failure(AttemptFailure.http(response.head)) }
       return .success(response.head)
-    } catch  where error.code == ProbeSink.wholeBodyCode {
-      return nil
     } catch {
-      return .failure(Failure(error: error))
+      return sink.ignoresRanges ? nil : .failure(Failure(error: error))
     }
   }
 
   /// Runs every unfinished segment, each in its own slot, saving progress every second and
-  /// whenever a segment ends; returns the first failure, if any.
+  /// whenever a segment ends; returns how the first segment to stop short ended the round
+  /// (a failure, or a restart), if any did.
   private func runSegments(
     _ entry: ManifestEntry, _ url: URL, file: SegmentedFile, state: ResumeState,
     local: LocalDownload, counter: ProgressCounter, host: Int
-  ) async -> Failure? {
+  ) async -> Round? {
     let validator = state.validator
     let total = state.total ?? 0
     func save() {
@@ -164,11 +178,11 @@ extension EntryRunner {
       if options.fsync { fdatasync(file.fd) }
       try? local.writeState(state)
     }
-    return await withTaskGroup(of: Failure?.self) { group in
+    return await withTaskGroup(of: Round?.self) { group in
       for (index, segment) in file.progress.enumerated() where !segment.isComplete {
         group.addTask { [self] in
           guard await acquireSlot(host: host) else {
-            return Failure(error: Scheduler.cancelledError)
+            return .ended(.failure(Failure(error: Scheduler.cancelledError)))
           }
           var request = request(entry, url)
           request.range = ByteRange(start: segment.next, end: segment.end)
@@ -193,7 +207,8 @@ extension EntryRunner {
             failure = Failure(error: error)
           }
           releaseSlot(host: host)
-          return failure
+          if let reason = sink.restartReason { return .restart(reason: reason) }
+          return failure.map { .ended(.failure($0)) }
         }
       }
       let saver = Task {
@@ -201,7 +216,7 @@ extension EntryRunner {
           save()
         }
       }
-      var first: Failure?
+      var first: Round?
       for await result in group {
         if let result, first == nil {
           // The attempt has failed: the other segments stop too (their progress is saved
@@ -210,7 +225,9 @@ extension EntryRunner {
           group.cancelAll()
         }
         if first == nil {
-          do throws(TransferError) { try file.catchUp() } catch { first = Failure(error: error) }
+          do throws(TransferError) { try file.catchUp() } catch {
+            first = .ended(.failure(Failure(error: error)))
+          }
         }
         save()
       }
