@@ -13,10 +13,12 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
 
   public var description: String { "\(code.rawValue): \(message)" }
 
-  /// A stable error code, as listed in docs/manual.md, "Error codes".
-  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+  /// A stable error code, as listed in docs/manual.md, "Error codes". Only the codes below
+  /// exist: none can be made from another string, so nothing internal can pass for one.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The code as the report and the events spell it.
     public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+    private init(rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
 
     /// The final answer was this HTTP status (after any retries).
