@@ -176,7 +176,9 @@ extension CurlExchange {
       }
     }
     for line in lines {
-      guard let appended = curl_slist_append(headerList, line) else { return false }
+      guard let appended = line.withCString({ curl_slist_append(headerList, $0) }) else {
+        return false
+      }
       headerList = appended
     }
     return true

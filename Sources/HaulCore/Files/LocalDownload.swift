@@ -38,7 +38,8 @@ package final class LocalDownload: @unchecked Sendable {
   }
   private let stateFile = Mutex(StateFile())
 
-  package var partialName: String { leaf + ".haul-partial" }
+  /// The partial file's name in `parent`, made once: every open, check and rename uses it.
+  package let partialName: String
   package var stateName: String { leaf + ".haul-state" }
 
   /// Opens the parent folder of `path` in `directory`, creating folders as needed.
@@ -51,6 +52,7 @@ package final class LocalDownload: @unchecked Sendable {
     self.remoteTime = remoteTime
     self.recordsETag = recordsETag
     (parent, leaf) = try directory.parent(of: path, create: true, sharingRoot: true)
+    partialName = leaf + ".haul-partial"
     self.directory = directory
     self.path = path
     self.durable = durable
@@ -157,7 +159,8 @@ package final class LocalDownload: @unchecked Sendable {
   package func openOrCreatePartial() throws(TransferError) -> (fd: Int32, existing: Int64) {
     let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
     let (created, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
-      let fd = openat(parent, partialName, flags, 0o666)
+      // `withCString` passes the name without the array a converted argument allocates.
+      let fd = partialName.withCString { openat(parent, $0, flags, 0o666) }
       return (fd, errno)
     }
     if created >= 0 { return (created, 0) }
@@ -181,7 +184,10 @@ package final class LocalDownload: @unchecked Sendable {
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
     try stateFile.withLock { file throws(TransferError) in
       let (renamed, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
-        (renameat(parent, partialName, parent, leaf), errno)
+        let renamed = partialName.withCString { from in
+          leaf.withCString { to in renameat(parent, from, parent, to) }
+        }
+        return (renamed, errno)
       }
       guard renamed == 0 else { throw FileErrors.error(code, "cannot move \(path) into place") }
       file.finished = true

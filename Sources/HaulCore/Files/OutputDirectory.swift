@@ -105,7 +105,8 @@ package struct FileStatus: Sendable, Hashable {
   /// `fstatat` without following symlinks; `nil` when there is nothing at `name`.
   static func lstat(_ directory: Int32, _ name: String) -> FileStatus? {
     var info = stat()
-    guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+    let status = name.withCString { fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) }
+    guard status == 0 else { return nil }
     let type = info.st_mode & S_IFMT
     return FileStatus(
       size: Int64(info.st_size), isRegularFile: type == S_IFREG, isSymlink: type == S_IFLNK)
@@ -115,9 +116,10 @@ package struct FileStatus: Sendable, Hashable {
 /// Maps `errno` values from local file operations to typed errors.
 package enum FileErrors {
   /// Writes all of `bytes` at `offset` of `fd` (short writes and EINTR retried); a failure
-  /// is typed as `error(_:_:)` says, with `what` naming the file.
+  /// is typed as `error(_:_:)` says, with `what` naming the file (built only on failure).
   package static func pwriteAll(
-    _ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, what: String
+    _ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64,
+    what: @autoclosure () -> String
   ) throws(TransferError) {
     guard let base = bytes.baseAddress else { return }
     var done = 0
@@ -125,7 +127,7 @@ package enum FileErrors {
       let count = pwrite(fd, base + done, bytes.count - done, off_t(offset) + off_t(done))
       if count < 0 {
         if errno == EINTR { continue }
-        throw error(errno, what)
+        throw error(errno, what())
       }
       done += count
     }
