@@ -80,6 +80,20 @@ final class FaultConnection {
     return text.withUTF8 { send(UnsafeRawBufferPointer($0)) }
   }
 
+  /// Holds back what is sent from now on (`TCP_CORK`) instead of putting it on the wire at
+  /// once, so that a reset on close (`resetOnClose`) discards it unsent.
+  func holdBack() {
+    var yes: Int32 = 1
+    setsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &yes, socklen_t(MemoryLayout<Int32>.size))
+  }
+
+  /// Makes closing the socket reset the connection (`SO_LINGER` 0), as a server closing
+  /// with a request's body unread does, whether or not that body has arrived yet.
+  func resetOnClose() {
+    var option = linger(l_onoff: 1, l_linger: 0)
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+  }
+
   /// Waits up to `seconds`, returning early with `false` when the peer closed its side or
   /// `keepGoing` turns false (checked every 20 ms).
   func pause(_ seconds: Double, while keepGoing: () -> Bool) -> Bool {

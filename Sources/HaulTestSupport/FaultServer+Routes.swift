@@ -63,6 +63,7 @@ private struct FaultExchange {
       request.path.hasPrefix("/upload/") && (request.method == "PUT" || request.method == "POST")
     let divertsUpload =
       faulty && (options["status"] != nil || options["redirect"] != nil) || options["loop"] != nil
+    if isUpload, faulty, let status = int("refuse") { return refuse(status: Int(status)) }
     if request.hasBody && (!isUpload || divertsUpload) {
       guard connection.readBody(of: request, { _ in true }) else { return false }
     }
@@ -225,6 +226,21 @@ private struct FaultExchange {
     return sendSmall(
       status: 201, headers: [("Content-Type", "application/json")],
       body: "{\"length\":\(received),\"sha256\":\"\(digest)\"}")
+  }
+
+  /// The `refuse` answer: `status` as soon as the head is read, the body never read and no
+  /// `100 Continue` sent. A request that waits for `100 Continue` holds its body back, so
+  /// the answer goes out and the connection closes cleanly; any other request's body is
+  /// left unread and the connection reset, and the reset discards the answer unsent.
+  private func refuse(status: Int) -> Bool {
+    let waits = request.value(for: "Expect")?.lowercased() == "100-continue"
+    let headers = request.keepAlive ? [("Connection", "close")] : []
+    if request.hasBody && !waits {
+      connection.holdBack()
+      connection.resetOnClose()
+    }
+    _ = sendSmall(status: status, headers: headers, body: "status \(status)\n")
+    return false
   }
 
   // MARK: Sending

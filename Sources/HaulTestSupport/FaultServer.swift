@@ -56,6 +56,12 @@ import Synchronization
 /// - `bearer=H`: 401 (with `WWW-Authenticate: Bearer`) unless the request carries
 ///   `Authorization: Bearer T` where T's SHA-256 is H (hex; the URL never holds the token):
 ///   a token that expired, for credential refresh tests.
+/// - `refuse=N` *fault*, `/upload` only: answer N as soon as the head is read, without
+///   reading the body or sending `100 Continue`, and close the connection. A request that
+///   waits for `100 Continue` gets the answer; any other is reset with its body unread
+///   (`SO_LINGER` 0) and its answer is lost, held back until the reset discards it: what
+///   libcurl met when lighttpd refused a PUT over TLS (on plain loopback TCP libcurl reads
+///   an answer that arrived before the reset, so only holding it back makes the loss sure).
 /// - `throttle=K&retryAfter=V`: a server that throttles busy clients: 429 (with
 ///   `Retry-After: V`) whenever more than K requests carrying `throttle` would be in
 ///   flight at once, this one included; see `FaultServer+Throttle.swift`.
