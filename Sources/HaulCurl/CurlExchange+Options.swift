@@ -13,6 +13,11 @@ struct CurlSettings: Sendable {
   /// 512 KiB and 2 MiB uploaded 1 GiB to a local nginx equally fast (its disk was the limit);
   /// 512 KiB took the least CPU of the three.
   var uploadBufferSize = 512 * 1024
+  /// The largest body sent at once, without waiting for `100 Continue`; a larger one sends
+  /// `Expect: 100-continue` first. 1 MiB is libcurl's own limit for POST bodies: up to it, a
+  /// body refused with a reset is cheaper to send again (`resendsWithExpect`) than a round
+  /// trip on every upload.
+  var sendsAtOnceUpTo: Int64 = 1 << 20
   /// Which proxy each exchange goes through.
   var proxyRules = ProxyRules.direct
   /// A PEM file trusted in addition to the system CAs (`CURLOPT_CAINFO`), or `nil`.
@@ -69,6 +74,8 @@ extension CurlExchange {
 
     check(configureMethod(easy))
     guard result == CURLE_OK else { return result }
+    let length = request.body?.length ?? 0
+    sendsBodyAtOnce = length > 0 && length <= settings.sendsAtOnceUpTo
     guard buildHeaderList() else { return CURLE_OUT_OF_MEMORY }
     return easy.set(CURLOPT_HTTPHEADER, list: headerList)
   }
@@ -152,7 +159,7 @@ extension CurlExchange {
 
   /// Builds `headerList`: the transfer's own headers, `Range`/`If-Range`, and the overrides
   /// of libcurl defaults haul does not want. Returns `false` if libcurl ran out of memory.
-  private func buildHeaderList() -> Bool {
+  func buildHeaderList() -> Bool {
     var lines: [String] = []
     for field in request.headers {
       // libcurl sends `Name;` as an empty header; `Name:` would remove the header instead.
@@ -164,12 +171,14 @@ extension CurlExchange {
     }
     let method = request.method.uppercased()
     if request.body != nil || method == "PUT" || method == "POST" {
-      // A body waits for `100 Continue`, so that a server refusing the upload answers before
-      // the body goes out: lighttpd answered PUTs to a missing folder with 409 and closed the
-      // connection with the body unread, and the reset cost libcurl the answer (a retried
-      // `connection` error, for a 100 KB body as for a 64 MiB one). An empty body has
-      // nothing to wait for. libcurl sends the body anyway after 1 s without an answer.
-      lines.append((request.body?.length ?? 0) > 0 ? "Expect: 100-continue" : "Expect:")
+      // A large body waits for `100 Continue`, so that a server refusing the upload answers
+      // before the body goes out: lighttpd answered PUTs to a missing folder with 409 and
+      // closed the connection with the body unread, and the reset cost libcurl the answer
+      // (a retried `connection` error). A small body goes at once and, refused that way, is
+      // sent again waiting (`resendsWithExpect`); an empty one has nothing to wait for.
+      // libcurl sends the body anyway after 1 s without an answer.
+      let length = request.body?.length ?? 0
+      lines.append(length > 0 && !sendsBodyAtOnce ? "Expect: 100-continue" : "Expect:")
       if method == "POST", request.headers.value(for: "Content-Type") == nil {
         // libcurl would call the file a form (`application/x-www-form-urlencoded`).
         lines.append("Content-Type: application/octet-stream")

@@ -64,6 +64,10 @@ final class CurlExchange: @unchecked Sendable {
   /// When bytes last moved, in monotonic nanoseconds; 0 until the clock starts.
   var lastMovement: UInt64 = 0
 
+  /// Whether the body goes without waiting for `100 Continue` (`CurlSettings.sendsAtOnceUpTo`);
+  /// cleared when the exchange is sent again waiting for it (`resendsWithExpect`).
+  var sendsBodyAtOnce = false
+
   /// The upload file, opened once per exchange, or -1.
   private(set) var bodyFile: Int32 = -1
   /// The next upload byte to send; the seek callback moves it back when libcurl rewinds.

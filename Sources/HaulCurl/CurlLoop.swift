@@ -182,13 +182,21 @@ final class CurlLoop {
 
   /// Ends an active exchange: the one place where its reference leaves libcurl. Removes the
   /// handle from the multi handle, builds the result, recycles the handle, and resumes the
-  /// waiting `perform`. Does nothing for an exchange that is not active.
+  /// waiting `perform`. Does nothing for an exchange that is not active. An upload whose
+  /// small body a reset cost its answer goes out again instead (`resendsWithExpect`).
   private func finish(_ exchange: CurlExchange, _ outcome: Outcome) {
     guard let retained = active.removeValue(forKey: ObjectIdentifier(exchange)),
       let easy = exchange.easy
     else { return }
     curl_multi_remove_handle(multi, easy.handle)
     rateLimiter?.forget(exchange)
+    if case .completed(let code) = outcome, exchange.resendsWithExpect(after: code),
+      exchange.prepareResend(on: easy) == CURLE_OK,
+      curl_multi_add_handle(multi, easy.handle) == CURLM_OK
+    {
+      active[ObjectIdentifier(exchange)] = retained
+      return
+    }
     let result: Result<TransferResponse, TransferError>
     switch outcome {
     case .completed(let code): result = exchange.result(for: code, easy: easy)

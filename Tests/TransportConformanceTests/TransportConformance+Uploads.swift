@@ -52,3 +52,95 @@ extension TransportConformance {
     }
   }
 }
+
+extension TransportConformance {
+  @Test(arguments: TransportKind.allCases)
+  func a_small_put_goes_without_expect_and_a_large_one_waits_for_continue(_ kind: TransportKind)
+    async throws
+  {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sizes: [(String, Int64)] = [
+            ("small", 16 << 10), ("limit", 1 << 20), ("large", 2 << 20),
+          ]
+          for (name, size) in sizes {
+            let source = scratch.file(name)
+            _ = try TestContent.writeFile(at: source, seed: 23, count: size)
+            let response = try await transport.perform(
+              .upload(server.url("/upload/\(name)"), method: "PUT", path: source, length: size),
+              sink: try FileTestSink(path: scratch.file(name + ".response")))
+            #expect(response.head.status == 201)
+          }
+          let small = try #require(server.upload(named: "small"))
+          let limit = try #require(server.upload(named: "limit"))
+          let large = try #require(server.upload(named: "large"))
+          #expect(small.headers.value(for: "Expect") == nil)
+          #expect(limit.headers.value(for: "Expect") == nil)
+          // The URLSession transport never sends `Expect` (docs/behaviour.md, "HTTP/2").
+          let expected = kind == .curl ? "100-continue" : nil
+          #expect(large.headers.value(for: "Expect") == expected)
+        }
+      }
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func a_small_put_refused_at_once_with_a_reset_ends_in_the_refusal(_ kind: TransportKind)
+    async throws
+  {
+    try kind.skip(
+      on: .urlsession,
+      because: "it sends no Expect and cannot re-send, so the reset costs it the answer")
+    let size: Int64 = 16 << 10
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let source = scratch.file("up.bin")
+          _ = try TestContent.writeFile(at: source, seed: 24, count: size)
+          let response = try await transport.perform(
+            .upload(
+              server.url("/upload/missing/up.bin?refuse=409"), method: "PUT", path: source,
+              length: size),
+            sink: try FileTestSink(path: scratch.file("response")))
+          #expect(response.head.status == 409)
+          // Sent at once, reset with the answer lost, then once more waiting for the answer.
+          let requests = server.requests(pathPrefix: "/upload/")
+          #expect(requests.map { $0.value(for: "Expect") } == [nil, "100-continue"])
+        }
+      }
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func a_small_put_reset_before_any_answer_is_sent_again_whole(_ kind: TransportKind)
+    async throws
+  {
+    try kind.skip(
+      on: .urlsession,
+      because: "it sends no Expect and cannot re-send, so the reset costs it the answer")
+    let size: Int64 = 16 << 10
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let source = scratch.file("up.bin")
+          let sha = try TestContent.writeFile(at: source, seed: 25, count: size)
+          let sink = try FileTestSink(path: scratch.file("response"))
+          let response = try await transport.perform(
+            .upload(
+              server.url("/upload/once?refuse=409&times=1"), method: "PUT", path: source,
+              length: size),
+            sink: sink)
+          #expect(response.head.status == 201)
+          #expect(response.sentBytes == size)
+          #expect(sink.heads.map(\.status) == [201], "the lost answer reached no sink")
+          let upload = try #require(server.upload(named: "once"))
+          #expect(upload.length == size)
+          #expect(upload.sha256 == sha)
+          #expect(upload.headers.value(for: "Expect") == "100-continue")
+          #expect(server.requests(pathPrefix: "/upload/").count == 2)
+        }
+      }
+    }
+  }
+}
