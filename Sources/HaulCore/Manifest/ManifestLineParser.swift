@@ -50,9 +50,7 @@ enum ManifestLineParser {
     guard content[0] == UInt8(ascii: "{") else {
       let text = String(decoding: content, as: UTF8.self)
       if ManifestURL.isPlain(text) {
-        let path = try ManifestPath.defaultName(
-          percentEncodedPath: ManifestURL.pathOfPlain(text)
-        ).get()
+        let path = try ManifestURL.defaultNameOfPlain(text).get()
         return ManifestLineCheck(line: line, operation: .download, path: path, url: nil)
       }
       let (url, path) = try parseBareURL(content, text: text, s3: s3)

@@ -51,13 +51,20 @@ enum ManifestPath {
   /// The default download path: the URL's last path segment, percent-decoded. It must be a
   /// plain file name (no `/` once decoded, not `.` or `..`, no control characters).
   static func defaultName(percentEncodedPath: String) -> Result<String, ManifestLineError> {
+    var path = percentEncodedPath
+    return path.withUTF8 { defaultName(percentEncodedPath: $0) }
+  }
+
+  /// `defaultName(percentEncodedPath:)` of a path given as UTF-8 bytes: the bytes are read
+  /// in place, so a line's name costs the one string it becomes.
+  static func defaultName(percentEncodedPath path: UnsafeBufferPointer<UInt8>) -> Result<
+    String, ManifestLineError
+  > {
     let noName = ManifestLineError("no file name in URL; give \"path\"")
-    guard let slash = percentEncodedPath.utf8.lastIndex(of: UInt8(ascii: "/")) else {
-      return .failure(noName)
-    }
-    let encoded = percentEncodedPath[percentEncodedPath.utf8.index(after: slash)...]
+    guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return .failure(noName) }
+    let encoded = UnsafeBufferPointer(rebasing: path[(slash + 1)...])
     if encoded.isEmpty { return .failure(noName) }
-    guard let name = encoded.removingPercentEncodingStrictly() else {
+    guard let name = removingPercentEncodingStrictly(encoded) else {
       return .failure(.init("file name in URL has invalid percent-encoding; give \"path\""))
     }
     if name == "." || name == ".." {
@@ -71,25 +78,30 @@ enum ManifestPath {
     }
     return .success(name)
   }
-}
 
-extension Substring {
-  /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8.
-  /// (Written out rather than using Foundation's `removingPercentEncoding`, to keep the
-  /// per-line cost to one small allocation.)
-  fileprivate func removingPercentEncodingStrictly() -> String? {
-    guard utf8.contains(UInt8(ascii: "%")) else { return String(self) }
+  /// Decodes `%XX` escapes in `encoded` (valid UTF-8); `nil` when an escape is malformed or
+  /// the result is not UTF-8. (Written out rather than using Foundation's
+  /// `removingPercentEncoding`, to keep the per-line cost to one small allocation.)
+  private static func removingPercentEncodingStrictly(_ encoded: UnsafeBufferPointer<UInt8>)
+    -> String?
+  {
+    guard encoded.contains(UInt8(ascii: "%")) else {
+      return String(decoding: encoded, as: UTF8.self)
+    }
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(utf8.count)
-    var iterator = utf8.makeIterator()
-    while let byte = iterator.next() {
+    bytes.reserveCapacity(encoded.count)
+    var index = 0
+    while index < encoded.count {
+      let byte = encoded[index]
+      index += 1
       guard byte == UInt8(ascii: "%") else {
         bytes.append(byte)
         continue
       }
-      guard let high = iterator.next().flatMap(Hex.value(of:)),
-        let low = iterator.next().flatMap(Hex.value(of:))
+      guard index + 1 < encoded.count, let high = Hex.value(of: encoded[index]),
+        let low = Hex.value(of: encoded[index + 1])
       else { return nil }
+      index += 2
       bytes.append(high << 4 | low)
     }
     return String(validating: bytes, as: UTF8.self)

@@ -178,21 +178,26 @@ enum ManifestURL {
     }
   }
 
-  /// The percent-encoded path of a URL that `isPlain` accepts, as `URL.path(percentEncoded:)`
-  /// gives it: from the first `/` after the authority up to the query, empty when there is
-  /// none.
-  static func pathOfPlain(_ string: String) -> String {
-    let utf8 = string.utf8
-    guard let separator = string.utf8.firstIndex(of: UInt8(ascii: ":")) else { return "" }
-    let authority = utf8.index(separator, offsetBy: 3)
-    guard
-      let start = utf8[authority...].firstIndex(where: {
-        $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
-      }),
-      utf8[start] == UInt8(ascii: "/")
-    else { return "" }
-    let end = utf8[start...].firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
-    return String(string[start..<end])
+  /// The default name (`ManifestPath.defaultName`) of a URL that `isPlain` accepts, read
+  /// from its percent-encoded path as `URL.path(percentEncoded:)` gives it: from the first
+  /// `/` after the authority up to the query, empty when there is none.
+  static func defaultNameOfPlain(_ string: String) -> Result<String, ManifestLineError> {
+    var contiguous = string
+    return contiguous.withUTF8 { bytes in
+      var start = 0
+      while start < bytes.count, bytes[start] != UInt8(ascii: ":") { start += 1 }
+      start += 3
+      while start < bytes.count, bytes[start] != UInt8(ascii: "/"),
+        bytes[start] != UInt8(ascii: "?")
+      {
+        start += 1
+      }
+      if start >= bytes.count || bytes[start] != UInt8(ascii: "/") { start = bytes.count }
+      var end = start
+      while end < bytes.count, bytes[end] != UInt8(ascii: "?") { end += 1 }
+      return ManifestPath.defaultName(
+        percentEncodedPath: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+    }
   }
 
   /// The length of the scheme before the first `:` in `bytes`
