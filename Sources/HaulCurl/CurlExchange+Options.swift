@@ -76,7 +76,7 @@ extension CurlExchange {
     guard result == CURLE_OK else { return result }
     let length = request.body?.length ?? 0
     sendsBodyAtOnce = length > 0 && length <= settings.sendsAtOnceUpTo
-    guard buildHeaderList() else { return CURLE_OUT_OF_MEMORY }
+    guard buildHeaderList(sharing: headerCache) else { return CURLE_OUT_OF_MEMORY }
     return easy.set(CURLOPT_HTTPHEADER, list: headerList)
   }
 
@@ -159,7 +159,17 @@ extension CurlExchange {
 
   /// Builds `headerList`: the transfer's own headers, `Range`/`If-Range`, and the overrides
   /// of libcurl defaults haul does not want. Returns `false` if libcurl ran out of memory.
-  func buildHeaderList() -> Bool {
+  ///
+  /// A plain GET (no range, no body) takes `cache`'s list when its headers are the cached
+  /// ones, and gives the cache its own list when none is kept yet.
+  func buildHeaderList(sharing cache: CurlHeaderListCache? = nil) -> Bool {
+    let plainGet = request.range == nil && request.body == nil && request.method == "GET"
+    if plainGet, let shared = cache?.list(for: request.headers) {
+      headerList = shared
+      ownsHeaderList = false
+      return true
+    }
+    ownsHeaderList = true
     var lines: [String] = []
     for field in request.headers {
       // libcurl sends `Name;` as an empty header; `Name:` would remove the header instead.
@@ -189,6 +199,9 @@ extension CurlExchange {
         return false
       }
       headerList = appended
+    }
+    if plainGet, let cache, cache.keep(headerList, for: request.headers) {
+      ownsHeaderList = false
     }
     return true
   }

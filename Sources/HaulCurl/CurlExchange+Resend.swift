@@ -33,8 +33,7 @@ extension CurlExchange {
     lastMovement = 0
     isPaused = false
     easy.errorBuffer[0] = 0
-    if let headerList { curl_slist_free_all(headerList) }
-    headerList = nil
+    releaseHeaderList()
     guard buildHeaderList() else { return CURLE_OUT_OF_MEMORY }
     return easy.set(CURLOPT_HTTPHEADER, list: headerList)
   }

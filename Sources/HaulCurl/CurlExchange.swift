@@ -37,8 +37,13 @@ final class CurlExchange: @unchecked Sendable {
   var isConfigured = false
   /// The handle running this exchange, while it is active.
   var easy: CurlEasy?
-  /// The request header list given to `CURLOPT_HTTPHEADER`; freed when the exchange ends.
+  /// The request header list given to `CURLOPT_HTTPHEADER`; freed when the exchange ends
+  /// if it is the exchange's own (`ownsHeaderList`), not the loop's shared one.
   var headerList: UnsafeMutablePointer<curl_slist>?
+  var ownsHeaderList = true
+  /// The loop's shared list for plain GETs (`CurlHeaderListCache`), set when it starts the
+  /// exchange.
+  var headerCache: CurlHeaderListCache?
 
   var parser: ResponseHeadParser
   /// The final head, once complete.
@@ -90,10 +95,16 @@ final class CurlExchange: @unchecked Sendable {
 
   /// Releases what the exchange holds besides the easy handle: the header list and the file.
   func releaseResources() {
-    if let headerList { curl_slist_free_all(headerList) }
-    headerList = nil
+    releaseHeaderList()
     if bodyFile >= 0 { close(bodyFile) }
     bodyFile = -1
+  }
+
+  /// Frees the header list if it is the exchange's own, and forgets it.
+  func releaseHeaderList() {
+    if let headerList, ownsHeaderList { curl_slist_free_all(headerList) }
+    headerList = nil
+    ownsHeaderList = true
   }
 
   /// Ends the exchange: releases its resources and resumes the waiting `perform`, or

@@ -30,6 +30,8 @@ final class CurlLoop {
   /// `CURLOPT_PRIVATE`. Looked up by identity on cancel; walked only at shutdown.
   private var active: [ObjectIdentifier: Unmanaged<CurlExchange>] = [:]
   private var batch: [CurlMailbox.Command] = []
+  /// The header list plain GETs share; freed with the loop, after its last exchange.
+  private let headerCache = CurlHeaderListCache()
   /// When `sweepStalls` last looked at the active exchanges, in monotonic nanoseconds.
   private var lastSweep: UInt64 = 0
   /// How often the active exchanges' stall clocks are read: often enough that a stall ends
@@ -134,6 +136,7 @@ final class CurlLoop {
     let retained = Unmanaged.passRetained(exchange)
     exchange.easy = easy
     exchange.rateLimiter = rateLimiter
+    exchange.headerCache = headerCache
     exchange.phase = .active
     active[ObjectIdentifier(exchange)] = retained
     let configured = exchange.configure(easy, settings: settings, context: retained.toOpaque())

@@ -34,11 +34,18 @@ struct CurlHandleReuseTests {
           sink: try FileTestSink(path: scratch.path + "/put-answer"))
         #expect((200..<300).contains(put.head.status))
         #expect(try await get() == 200)
+        // The first GET's header list is the loop's shared one: a later GET with the same
+        // headers sends them again, one with other headers sends only its own.
+        #expect(try await get([HTTPField("X-First", "1")]) == 200)
+        #expect(try await get([HTTPField("X-Second", "2")]) == 200)
         await transport.shutdown()
 
         let records = server.requests
-        #expect(records.map(\.method) == ["GET", "GET", "PUT", "GET"])
+        #expect(records.map(\.method) == ["GET", "GET", "PUT", "GET", "GET", "GET"])
         #expect(records[0].headers.value(for: "X-First") == "1")
+        #expect(records[4].headers.value(for: "X-First") == "1")
+        #expect(records[5].headers.value(for: "X-Second") == "2")
+        #expect(records[5].headers.value(for: "X-First") == nil)
         for index in [1, 3] {
           #expect(records[index].headers.value(for: "X-First") == nil)
           #expect(records[index].headers.value(for: "X-Put") == nil)
