@@ -45,7 +45,9 @@ final class CurlExchange: @unchecked Sendable {
   /// exchange.
   var headerCache: CurlHeaderListCache?
 
-  var parser: ResponseHeadParser
+  /// Unchecked exclusivity: only the loop thread touches the exchange, one callback at a
+  /// time; the runtime check cost about 60 instructions per header line.
+  @exclusivity(unchecked) var parser: ResponseHeadParser
   /// The final head, once complete.
   var head: ResponseHead?
   /// Whether the sink wants the body; when `false` the write callback drops it.

@@ -11,7 +11,10 @@
 /// that one of them writes.
 package struct CopyOnWriteBox<Value> {
   private final class Storage {
-    var value: Value
+    /// Unchecked: the value is only written while the box holds the sole reference (the
+    /// `_modify` below), so no access can overlap a write; the runtime check cost about 60
+    /// instructions per access, two dozen times per small file.
+    @exclusivity(unchecked) var value: Value
     init(_ value: Value) { self.value = value }
   }
 
