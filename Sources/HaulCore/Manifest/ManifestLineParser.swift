@@ -92,6 +92,13 @@ enum ManifestLineParser {
   private static func parseBareURL(
     _ content: UnsafeBufferPointer<UInt8>, text: String, s3: S3Endpoint?
   ) throws(ManifestLineError) -> (URL, String) {
+    if ManifestURL.isPlain(text) {
+      // The common line: its name is read from its bytes, as validation read it.
+      let url = try ManifestURL.parsePlain(text, field: "URL").get()
+      return (
+        url, S3PrefixListing.isFirstPage(url) ? "" : try ManifestURL.defaultNameOfPlain(text).get()
+      )
+    }
     if let schemeLength = ManifestURL.schemeLength(in: content),
       content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
