@@ -137,14 +137,14 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
       admit(candidate.host)
       started.append(next.id)
       waitingCount -= 1
-      // Mutated in place: a copy of the queue would copy every waiting transfer's item.
-      let following: (arrival: Int, id: Int)? = {
-        guard var queue = queues.removeValue(forKey: candidate.host) else { return nil }
-        queue.removeFirst()
-        let first = queue.first
-        if first != nil { queues[candidate.host] = queue }
-        return first
-      }()
+      // Mutated in place, found once: a copy of the queue would copy every waiting
+      // transfer's item.
+      var following: (arrival: Int, id: Int)?
+      if let index = queues.index(forKey: candidate.host) {
+        queues.values[index].removeFirst()
+        following = queues.values[index].first
+        if following == nil { queues.remove(at: index) }
+      }
       if let following {
         candidates.push(Candidate(arrival: following.arrival, host: candidate.host))
       }
