@@ -69,7 +69,18 @@ struct CurlSmokeTests {
 
       #expect(
         sink.text()
-          == "ua=haul/0.1 range=bytes=5-9 if-range=\"tag\" x-test=given accept-encoding=\n")
+          == "ua=haul/0.1 range=bytes=5-9 if-range=\"tag\" x-test=given accept-encoding= accept=\n"
+      )
+    }
+  }
+
+  @Test func an_accept_among_the_transfers_headers_is_sent() async throws {
+    try await withSmokeServer { server, transport in
+      let sink = CollectingSink()
+      _ = try await transport.perform(
+        TransferRequest(url: server.url("/echo"), headers: [HTTPField("Accept", "text/csv")]),
+        sink: sink)
+      #expect(sink.text().hasSuffix(" accept=text/csv\n"), "\(sink.text())")
     }
   }
 
@@ -211,7 +222,7 @@ private struct SmokeServer {
           location /up/ { dav_methods PUT; }
           location /slow/ { alias \(root.path)/; limit_rate 8k; }
           location /echo {
-            return 200 "ua=$http_user_agent range=$http_range if-range=$http_if_range x-test=$http_x_test accept-encoding=$http_accept_encoding\\n";
+            return 200 "ua=$http_user_agent range=$http_range if-range=$http_if_range x-test=$http_x_test accept-encoding=$http_accept_encoding accept=$http_accept\\n";
           }
         }
       }
