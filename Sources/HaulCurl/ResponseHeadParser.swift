@@ -100,7 +100,7 @@ struct ResponseHeadParser {
   /// the two lists agree.
   static func isKept(_ name: Slice<UnsafeRawBufferPointer>) -> Bool {
     guard let first = name.first else { return false }
-    let initial = first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z") ? first | 0x20 : first
+    let initial = first.asciiLowercased
     let candidates: [StaticString]
     switch (name.count, initial) {
     case (4, UInt8(ascii: "e")): candidates = ["etag"]
@@ -127,8 +127,7 @@ struct ResponseHeadParser {
       guard wanted.count == bytes.count else { return false }
       var index = 0
       for byte in bytes {
-        let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-        guard lower == wanted[index] else { return false }
+        guard byte.asciiLowercased == wanted[index] else { return false }
         index += 1
       }
       return true

@@ -96,6 +96,6 @@ package struct SigV4CanonicalRequest: Sendable {
   /// `name` with ASCII letters in lower case (header names are ASCII tokens).
   static func lowercased(_ name: String) -> String {
     String(
-      decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+      decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
   }
 }

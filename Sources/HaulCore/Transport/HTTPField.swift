@@ -15,7 +15,7 @@ public struct HTTPField: Sendable, Hashable {
     var other = other
     return name.withUTF8 { mine in
       other.withUTF8 { theirs in
-        for index in mine.indices where Self.lowercase(mine[index]) != Self.lowercase(theirs[index])
+        for index in mine.indices where mine[index].asciiLowercased != theirs[index].asciiLowercased
         {
           return false
         }
@@ -24,9 +24,13 @@ public struct HTTPField: Sendable, Hashable {
     }
   }
 
-  /// `byte` with ASCII `A`–`Z` folded to lower case; every other byte as it is.
-  private static func lowercase(_ byte: UInt8) -> UInt8 {
-    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+}
+
+extension UInt8 {
+  /// The byte with ASCII `A`–`Z` folded to lower case; every other byte as it is. The one
+  /// rule behind every comparison of header names and scheme-like tokens that ignores case.
+  package var asciiLowercased: UInt8 {
+    self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") ? self | 0x20 : self
   }
 }
 

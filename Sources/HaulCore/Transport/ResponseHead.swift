@@ -55,9 +55,7 @@ extension String {
     return prefix.withUTF8Buffer { wanted in
       var index = bytes.startIndex
       for byte in wanted {
-        let own = bytes[index]
-        let lower = own >= UInt8(ascii: "A") && own <= UInt8(ascii: "Z") ? own | 0x20 : own
-        guard lower == byte else { return false }
+        guard bytes[index].asciiLowercased == byte else { return false }
         index = bytes.index(after: index)
       }
       return true
