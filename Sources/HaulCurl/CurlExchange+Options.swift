@@ -176,13 +176,13 @@ extension CurlExchange {
     }
     // haul names itself unless the transfer's headers do. Given here rather than as
     // `CURLOPT_USERAGENT`, which libcurl 7.88 formats into the request twice, a byte at a
-    // time through its printf: 5,000 instructions per request (callgrind).
+    // time through its printf (figures: Benchmarks/results/HISTORY.md).
     if !request.headers.contains(where: { $0.hasName("User-Agent") }) {
       lines.append(Self.userAgentLine)
     }
     // No `Accept: */*` (libcurl's default): a request without `Accept` accepts any type
-    // (RFC 9110 §12.5.1), and every byte of a header line costs libcurl 7.88 about 150
-    // instructions to format. `Accept:` only removes it; a transfer's own `Accept` stays.
+    // (RFC 9110 §12.5.1), and libcurl 7.88 formats every byte of a header line through its
+    // printf. `Accept:` only removes it; a transfer's own `Accept` stays.
     if !request.headers.contains(where: { $0.hasName("Accept") }) {
       lines.append("Accept:")
     }

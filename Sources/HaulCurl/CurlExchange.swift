@@ -46,7 +46,7 @@ final class CurlExchange: @unchecked Sendable {
   var headerCache: CurlHeaderListCache?
 
   /// Unchecked exclusivity: only the loop thread touches the exchange, one callback at a
-  /// time; the runtime check cost about 60 instructions per header line.
+  /// time; the runtime check would run once per header line.
   @exclusivity(unchecked) var parser: ResponseHeadParser
   /// The final head, once complete.
   var head: ResponseHead?

@@ -3,8 +3,8 @@
 ///
 /// Why: a transfer's request and its manifest entry are copied several times on their way
 /// through a run (the job, the attempt, the redirect walk, the exchange). Copied field by
-/// field, they cost about 300 atomic reference-count operations per small file, a tenth of
-/// haul's user time.
+/// field, each copy retained and released every string and array in it, an atomic operation
+/// each (the counts per file are in Benchmarks/results/HISTORY.md).
 ///
 /// Threading: a `Sendable` value when `Value` is. The box itself is only written while
 /// uniquely referenced (`isKnownUniquelyReferenced`), so no two threads ever share a box
@@ -12,8 +12,8 @@
 package struct CopyOnWriteBox<Value> {
   private final class Storage {
     /// Unchecked: the value is only written while the box holds the sole reference (the
-    /// `_modify` below), so no access can overlap a write; the runtime check cost about 60
-    /// instructions per access, two dozen times per small file.
+    /// `_modify` below), so no access can overlap a write, and the runtime check would run
+    /// on every field read.
     @exclusivity(unchecked) var value: Value
     init(_ value: Value) { self.value = value }
   }

@@ -73,7 +73,7 @@ public struct ProxyRules: Sendable, Hashable {
   }
 
   /// Whether every request goes direct: no proxy is set for either scheme.
-  public var isDirect: Bool { httpProxy == nil && httpsProxy == nil }
+  package var isDirect: Bool { httpProxy == nil && httpsProxy == nil }
 
   /// Every proxy some request may go through, for checks made once per run.
   public var servers: [ProxyServer] {
