@@ -74,26 +74,6 @@ struct CurlSmokeTests {
     }
   }
 
-  @Test func an_accept_among_the_transfers_headers_is_sent() async throws {
-    try await withSmokeServer { server, transport in
-      let sink = CollectingSink()
-      _ = try await transport.perform(
-        TransferRequest(url: server.url("/echo"), headers: [HTTPField("Accept", "text/csv")]),
-        sink: sink)
-      #expect(sink.text().hasSuffix(" accept=text/csv\n"), "\(sink.text())")
-    }
-  }
-
-  @Test func a_user_agent_among_the_transfers_headers_replaces_hauls() async throws {
-    try await withSmokeServer { server, transport in
-      let sink = CollectingSink()
-      _ = try await transport.perform(
-        TransferRequest(url: server.url("/echo"), headers: [HTTPField("user-agent", "mine/2")]),
-        sink: sink)
-      #expect(sink.text().hasPrefix("ua=mine/2 "), "\(sink.text())")
-    }
-  }
-
   @Test func max_rate_holds_a_download_below_the_cap() async throws {
     try await withSmokeServer(options: TransportOptions(maxBytesPerSecond: 256 * 1024)) {
       server, transport in
