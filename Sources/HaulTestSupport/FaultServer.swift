@@ -229,6 +229,15 @@ public final class FaultServer: Sendable {
 
   // MARK: - Listening
 
+  /// Binds `fd` to `address`, a `sockaddr_in` or `sockaddr_in6`.
+  private static func bind<Address>(_ fd: Int32, _ address: inout Address) -> Int32 {
+    withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.bind(fd, $0, socklen_t(MemoryLayout<Address>.size))
+      }
+    }
+  }
+
   private static func listen(host: String, port: UInt16) throws -> Int32 {
     let six = host.contains(":")
     let fd = socket(
@@ -246,11 +255,7 @@ public final class FaultServer: Sendable {
         close(fd)
         throw FixtureError("not an IPv6 address: \(host)")
       }
-      bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        }
-      }
+      bound = Self.bind(fd, &address)
     } else {
       var address = sockaddr_in()
       address.sin_family = sa_family_t(AF_INET)
@@ -259,11 +264,7 @@ public final class FaultServer: Sendable {
         close(fd)
         throw FixtureError("not an IPv4 address: \(host)")
       }
-      bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
+      bound = Self.bind(fd, &address)
     }
     guard bound == 0, Glibc.listen(fd, 512) == 0 else {
       let message = errnoText()
