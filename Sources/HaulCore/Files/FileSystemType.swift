@@ -19,15 +19,19 @@ enum FileSystemType {
   }
 
   /// The type of the last mount of `device` (`MAJOR:MINOR`) in `table`, a mountinfo text:
-  /// each line's third field is the device, and the first field after ` - ` the type.
+  /// each line's third field is the device, and the first field after ` - ` the type. Read
+  /// as bytes: a table has dozens of lines, and splitting it into `Character`s cost more
+  /// than the rest of start-up's own work.
   static func type(device: String, in table: String) -> String? {
+    let space = UInt8(ascii: " ")
     var found: String?
-    for line in table.split(separator: "\n") {
-      let fields = line.split(separator: " ")
-      guard fields.count > 3, fields[2] == device,
-        let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count
+    for line in table.utf8.split(separator: UInt8(ascii: "\n")) {
+      let fields = line.split(separator: space)
+      guard fields.count > 3, fields[2].elementsEqual(device.utf8),
+        let separator = fields.firstIndex(where: { $0.elementsEqual("-".utf8) }),
+        separator + 1 < fields.count
       else { continue }
-      found = String(fields[separator + 1])
+      found = String(Substring(fields[separator + 1]))
     }
     return found
   }
