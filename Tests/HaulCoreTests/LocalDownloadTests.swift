@@ -49,6 +49,25 @@ struct LocalDownloadTests {
     #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin.haul-state")))
   }
 
+  @Test func files_of_one_folder_share_it_and_a_name_leaving_it_is_still_refused() throws {
+    defer { directory.remove() }
+    let (first, one) = try output.folder(of: "a/b/1.bin")
+    let (second, two) = try output.folder(of: "a/b/2.bin")
+    let (other, three) = try output.folder(of: "a/c/3.bin")
+    let (root, four) = try output.folder(of: "4.bin")
+    #expect([one, two, three, four] == ["1.bin", "2.bin", "3.bin", "4.bin"])
+    #expect(first != nil && first === second)
+    #expect(other != nil && other !== first)
+    #expect(root == nil)
+    #expect(FileManager.default.fileExists(atPath: directory.file("a/c")))
+    do {
+      _ = try output.folder(of: "a/b/..")
+      Issue.record("a path ending in .. was given a folder")
+    } catch {
+      #expect(error.code == .pathRefused)
+    }
+  }
+
   @Test func a_symlinked_partial_or_parent_is_refused() throws {
     defer { directory.remove() }
     try FileManager.default.createDirectory(

@@ -17,6 +17,8 @@ package final class LocalDownload: @unchecked Sendable {
   package let path: String
   /// Kept alive while `parent` may be its own root descriptor.
   private let directory: OutputDirectory
+  /// The file's folder below the root, `nil` for a file directly in the root.
+  private let folder: FolderHandle?
   let parent: Int32
   let leaf: String
   private let durable: Bool
@@ -51,20 +53,17 @@ package final class LocalDownload: @unchecked Sendable {
   ) throws(TransferError) {
     self.remoteTime = remoteTime
     self.recordsETag = recordsETag
-    (parent, leaf) = try directory.parent(of: path, create: true, sharingRoot: true)
+    (folder, leaf) = try directory.folder(of: path)
+    parent = folder?.descriptor ?? directory.descriptor
     partialName = leaf + ".haul-partial"
     self.directory = directory
     self.path = path
     self.durable = durable
   }
 
-  deinit {
-    if parent != directory.descriptor { close(parent) }
-  }
-
-  /// Whether this holds a descriptor of its own (its parent folder, for a path in a
-  /// subfolder) rather than sharing the output directory's.
-  package var holdsDescriptor: Bool { parent != directory.descriptor }
+  /// Whether this holds a descriptor beside the output directory's (its folder, for a path
+  /// in a subfolder), which may be the last reference that keeps that folder open.
+  package var holdsDescriptor: Bool { folder != nil }
 
   /// The destination's metadata (a symlink is reported as such, never followed).
   package func destination() -> FileStatus? { FileStatus.lstat(parent, leaf) }

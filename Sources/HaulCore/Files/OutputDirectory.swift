@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -10,12 +12,15 @@
 ///
 /// Each operation walks the relative path component by component with `openat(...,
 /// O_NOFOLLOW)`, creating missing folders, and works on the leaf relative to its parent's
-/// descriptor. Thread-safe: it holds only an immutable descriptor.
+/// descriptor; a download's folder is kept open for the files after it (`folder(of:)`).
+/// Thread-safe: an immutable descriptor, and the kept folders behind a lock.
 package final class OutputDirectory: Sendable {
   /// The root's path as given.
   package let path: String
-  /// The root's descriptor; `parent(of:create:sharingRoot:)` may hand it out, unduplicated.
+  /// The root's descriptor; `folder(of:)` stands for it with `nil`.
   let descriptor: Int32
+  /// The folders below the root that downloads were last written in.
+  private let folders = Mutex(FolderCache())
   /// Whether names are added to folders here one at a time (see `DirectoryEntryLock`): on
   /// every file system but tmpfs and ramfs, where adding a name is quick and taking turns
   /// would cost more (a sleep and a wake-up per file when two loops meet) than it saves.
@@ -36,14 +41,34 @@ package final class OutputDirectory: Sendable {
 
   deinit { close(descriptor) }
 
+  /// The folder that holds a download's file at `relativePath`, created when missing, and
+  /// the file's name in it: `nil` for the root itself (a plain name), else the folder, kept
+  /// open for the paths after it in the same folder (`FolderCache`).
+  package func folder(of relativePath: String) throws(TransferError) -> (FolderHandle?, String) {
+    if Self.isPlainName(relativePath) { return (nil, relativePath) }
+    let bytes = relativePath.utf8
+    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else {
+      throw TransferError(.pathRefused, "path \(relativePath) leaves the output directory")
+    }
+    let folderPath = String(relativePath[..<slash])
+    let name = String(relativePath[bytes.index(after: slash)...])
+    // The folder's own path was walked and checked when it was kept; the name is checked
+    // here, and anything but a plain name takes the walk that refuses it.
+    let reusable = Self.isPlainName(name)
+    if reusable, let kept = folders.withLock({ $0.handle(for: folderPath) }) {
+      return (kept, name)
+    }
+    let (opened, leaf) = try parent(of: relativePath, create: true)
+    let handle = FolderHandle(opened)
+    if reusable { folders.withLock { $0.insert(handle, for: folderPath) } }
+    return (handle, leaf)
+  }
+
   /// The parent folder of a relative `path` (created when `create`), and the leaf's name.
-  /// The caller closes the returned descriptor, except when `sharingRoot` allowed the root's
-  /// own descriptor to be returned for a leaf directly inside it (saving a `dup` and a
-  /// `close` per file); the caller tells by comparing it with `descriptor`.
-  package func parent(of relativePath: String, create: Bool, sharingRoot: Bool = false)
-    throws(TransferError) -> (Int32, String)
-  {
-    if sharingRoot, Self.isPlainName(relativePath) { return (descriptor, relativePath) }
+  /// The caller closes the returned descriptor.
+  package func parent(of relativePath: String, create: Bool) throws(TransferError) -> (
+    Int32, String
+  ) {
     let components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
       .filter { $0 != "." }
     guard let leaf = components.last, !components.contains("..") else {

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An open folder below the output directory, shared by every download whose file it holds;
+/// closed when the last holder lets go.
+///
+/// Threading: immutable; the descriptor is only passed to `*at` calls, which any thread may
+/// make at once.
+package final class FolderHandle: Sendable {
+  /// The folder's descriptor, opened without following a symlink on the way.
+  package let descriptor: Int32
+
+  init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+  deinit { close(descriptor) }
+}
+
+/// The folders opened for the latest paths, by their path relative to the output directory.
+///
+/// Why: a manifest lists a folder's files together, and each file was reached by walking
+/// its path component by component twice (for the skip check, then to write it): a `dup`,
+/// an `openat` and a `close` per component each time. With the folder kept, the files after
+/// the first one in a folder cost none of these.
+///
+/// Bounded: the oldest folder is let go when a new one would exceed `capacity`, so the cache
+/// never holds more descriptors than that (those of transfers in flight are theirs).
+struct FolderCache {
+  static let capacity = 16
+  private var handles: [String: FolderHandle] = [:]
+  /// Keys in the order they were added, the oldest first.
+  private var order: [String] = []
+
+  func handle(for path: String) -> FolderHandle? { handles[path] }
+
+  mutating func insert(_ handle: FolderHandle, for path: String) {
+    if handles.updateValue(handle, forKey: path) == nil { order.append(path) }
+    if order.count > Self.capacity { handles[order.removeFirst()] = nil }
+  }
+}
