@@ -9,10 +9,11 @@ struct CurlSettings: Sendable {
   /// used the least CPU on a 1 GiB download from a local nginx (about 0.9 s against 1.15 s
   /// at 64 KiB and 1.45 s at 16 KiB) and was fastest in most runs.
   var receiveBufferSize = 512 * 1024
-  /// `CURLOPT_UPLOAD_BUFFERSIZE`: the most upload bytes read from the file per call. 64 KiB,
-  /// 512 KiB and 2 MiB uploaded 1 GiB to a local nginx equally fast (its disk was the limit);
-  /// 512 KiB took the least CPU of the three.
-  var uploadBufferSize = 512 * 1024
+  /// `CURLOPT_UPLOAD_BUFFERSIZE`: the most upload bytes read from the file per call. With a
+  /// server that keeps up (nginx storing into a tmpfs), a 1 GiB PUT with 128 KiB was as fast
+  /// as with curl's own 64 KiB and faster than with 512 KiB, for a little more CPU than 512 KiB
+  /// (Benchmarks/results/HISTORY.md); against a server writing to a disk all sizes tied.
+  var uploadBufferSize = 128 * 1024
   /// The largest body sent at once, without waiting for `100 Continue`; a larger one sends
   /// `Expect: 100-continue` first. 1 MiB is libcurl's own limit for POST bodies: up to it, a
   /// body refused with a reset is cheaper to send again (`resendsWithExpect`) than a round
