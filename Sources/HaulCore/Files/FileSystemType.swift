@@ -20,8 +20,8 @@ enum FileSystemType {
 
   /// The type of the last mount of `device` (`MAJOR:MINOR`) in `table`, a mountinfo text:
   /// each line's third field is the device, and the first field after ` - ` the type. Read
-  /// as bytes: a table has dozens of lines, and splitting it into `Character`s cost more
-  /// than the rest of start-up's own work.
+  /// as bytes: every run reads the table at start, and splitting it into `Character`s is
+  /// slow.
   static func type(device: String, in table: String) -> String? {
     let space = UInt8(ascii: " ")
     var found: String?
