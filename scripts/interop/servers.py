@@ -58,7 +58,7 @@ class Origin:
         return "http://%s:%d%s" % (host, self.http_port, path)
 
     def start(self, daemons):
-        process = self.launch(daemons)
+        process = self.process = self.launch(daemons)
         for port in (self.http_port, self.https_port):
             if not wait_listening(port, ("127.0.0.1", "::1"), process=process):
                 raise RuntimeError("%s did not listen on port %d: %s" % (
@@ -253,7 +253,7 @@ class Proxy:
         return "%s://%s:%d" % (self.scheme, host, self.port)
 
     def start(self, daemons):
-        process = self.launch(daemons)
+        process = self.process = self.launch(daemons)
         hosts = ("127.0.0.1", "::1") if self.listens_ipv6 else ("127.0.0.1",)
         if not wait_listening(self.port, hosts, seconds=30, process=process):
             raise RuntimeError("%s did not listen on port %d: %s" % (

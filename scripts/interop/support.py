@@ -202,17 +202,18 @@ class Results:
         self.rows = []
 
     def add(self, server, case, transport, outcome, reason=""):
-        self.rows.append((server, case, transport, outcome))
         text = "%-10s %-18s %-10s %s" % (server, case, transport, outcome)
         if reason:
             text += " (%s)" % reason
+        self.rows.append((outcome, text))
         print(text, flush=True)
 
     def failed(self):
-        return [row for row in self.rows if row[3] == "FAIL"]
+        """The FAIL lines, as printed."""
+        return [text for outcome, text in self.rows if outcome == "FAIL"]
 
     def count(self, outcome):
-        return sum(1 for row in self.rows if row[3] == outcome)
+        return sum(1 for row in self.rows if row[0] == outcome)
 
 
 class CaseFailure(Exception):
