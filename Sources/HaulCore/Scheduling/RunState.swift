@@ -37,8 +37,8 @@ final class RunState: Sendable {
     var active: [Int: (info: EntryInfo, counter: ProgressCounter, sizeInManifest: Bool)] = [:]
     /// Entries handed to the run that have not ended.
     var live = 0
-    /// The feeder, waiting for `live` to fall.
-    var feeder: CheckedContinuation<Void, Never>?
+    /// The feeder, waiting for room (`FeederPause` says which).
+    var feeder: (continuation: CheckedContinuation<Void, Never>, pause: FeederPause)?
     /// The scheduler, waiting for the last entry to end once feeding is done.
     var drained: CheckedContinuation<Void, Never>?
     var feedingDone = false
@@ -57,11 +57,26 @@ final class RunState: Sendable {
     }
   }
 
+  /// Why the feeder waits, and so what wakes it.
+  private enum FeederPause {
+    /// `lookahead` entries are alive: it reads on once half of them have ended.
+    case lookaheadFull
+    /// `readyTarget` entries wait and every slot is taken, so an entry read now could only
+    /// wait too: it reads on once a quarter of them are left, or a slot is free that the
+    /// waiting entries cannot take (their hosts are full or held).
+    case enoughReady
+  }
+
   private let state: Mutex<State>
   /// The most entries alive at once (running, waiting for a slot or for a retry): how far
   /// ahead of the transfers the manifest is read, so that one slow host's waiting entries
   /// leave room for other hosts' (bounded, so memory stays flat in the manifest's length).
   let lookahead: Int
+  /// How many entries may wait for a slot while every slot is taken before the feeder
+  /// pauses. Why: reading further then only queues entries, whose memory costs page faults
+  /// and helps no transfer; the lookahead is read only where it can help, when a slot is
+  /// free that the waiting entries' hosts cannot take.
+  let readyTarget: Int
   private let started = ContinuousClock.now
   private let retryAfterCap: Double
   /// Starts the jobs a timer admitted; set by the runner, cleared when the run ends.
@@ -70,6 +85,7 @@ final class RunState: Sendable {
   init(concurrency: Int, perHost: Int, retryAfterCap: Double) {
     state = Mutex(State(admission: AdmissionState(limit: concurrency, perHost: perHost)))
     lookahead = max(4096, concurrency * 16)
+    readyTarget = min(lookahead, max(64, concurrency * 16))
     self.retryAfterCap = retryAfterCap
   }
 
@@ -145,8 +161,37 @@ final class RunState: Sendable {
     }
   }
 
-  /// Whether the lookahead has room for another entry.
-  var hasRoom: Bool { state.withLock { $0.live < lookahead } }
+  /// Whether the feeder should read another entry now (see `FeederPause`).
+  var hasRoom: Bool { state.withLock { pause(for: $0) == nil } }
+
+  /// Why the feeder should wait now, if it should.
+  private func pause(for state: State) -> FeederPause? {
+    if state.live >= lookahead { return .lookaheadFull }
+    if state.admission.waitingCount >= readyTarget,
+      state.admission.running >= state.admission.limit
+    {
+      return .enoughReady
+    }
+    return nil
+  }
+
+  /// Takes the waiting feeder out of `state` when what it waits for has come, for the
+  /// caller to resume after leaving the lock.
+  private func feederToWake(_ state: inout State) -> CheckedContinuation<Void, Never>? {
+    guard let (continuation, pause) = state.feeder else { return nil }
+    let wake: Bool
+    switch pause {
+    case .lookaheadFull:
+      wake = state.live <= lookahead / 2
+    case .enoughReady:
+      wake =
+        state.admission.waitingCount <= readyTarget / 4
+        || state.admission.running < state.admission.limit
+    }
+    guard wake else { return nil }
+    state.feeder = nil
+    return continuation
+  }
 
   /// Waits for a slot to `host` for a further attempt; `false` when the run was cancelled.
   func acquireSlot(host: Int) async -> Bool {
@@ -206,7 +251,7 @@ final class RunState: Sendable {
     var jobs: [EntryJob] = []
     var waiters: [CheckedContinuation<Bool, Never>] = []
     let now = self.now
-    state.withLock { state in
+    let feeder = state.withLock { state in
       for ticket in change(&state) {
         switch state.holders.removeValue(forKey: ticket) {
         case .job(let job)?: jobs.append(job)
@@ -215,8 +260,10 @@ final class RunState: Sendable {
         }
       }
       scheduleWake(&state, now: now)
+      return feederToWake(&state)
     }
     for waiter in waiters { waiter.resume(returning: true) }
+    feeder?.resume()
     return jobs
   }
 
@@ -263,10 +310,7 @@ final class RunState: Sendable {
         state.tally.add(ending.outcome)
       }
       state.live -= endings.count
-      if state.live <= lookahead / 2, let feeder = state.feeder {
-        state.feeder = nil
-        resume.append(feeder)
-      }
+      if let feeder = feederToWake(&state) { resume.append(feeder) }
       if state.live == 0, state.feedingDone, let drained = state.drained {
         state.drained = nil
         resume.append(drained)
@@ -298,15 +342,16 @@ final class RunState: Sendable {
     end(endings)
   }
 
-  /// Waits while the lookahead is full (called by the feeder between entries).
+  /// Waits while the feeder should not read on (see `FeederPause`; called by the feeder
+  /// between entries).
   func waitForRoom() async {
     await withCheckedContinuation { continuation in
-      let full = state.withLock { state in
-        guard state.live >= lookahead, !state.cancelled else { return false }
-        state.feeder = continuation
+      let waits = state.withLock { state in
+        guard !state.cancelled, let pause = pause(for: state) else { return false }
+        state.feeder = (continuation, pause)
         return true
       }
-      if !full { continuation.resume() }
+      if !waits { continuation.resume() }
     }
   }
 
@@ -362,7 +407,7 @@ final class RunState: Sendable {
         }
       }
       tasks = Array(state.tasks.values)
-      feeder = state.feeder
+      feeder = state.feeder?.continuation
       state.feeder = nil
     }
     for waiter in waiters { waiter.resume(returning: false) }
