@@ -62,7 +62,7 @@ final class RunState: Sendable {
     /// `lookahead` entries are alive: it reads on once half of them have ended.
     case lookaheadFull
     /// `readyTarget` entries wait and every slot is taken, so an entry read now could only
-    /// wait too: it reads on once a quarter of them are left, or a slot is free that the
+    /// wait too: it reads on once half of them are left, or a slot is free that the
     /// waiting entries cannot take (their hosts are full or held).
     case enoughReady
   }
@@ -185,7 +185,7 @@ final class RunState: Sendable {
       wake = state.live <= lookahead / 2
     case .enoughReady:
       wake =
-        state.admission.waitingCount <= readyTarget / 4
+        state.admission.waitingCount <= readyTarget / 2
         || state.admission.running < state.admission.limit
     }
     guard wake else { return nil }
