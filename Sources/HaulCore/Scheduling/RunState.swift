@@ -85,7 +85,7 @@ final class RunState: Sendable {
   init(concurrency: Int, perHost: Int, retryAfterCap: Double) {
     state = Mutex(State(admission: AdmissionState(limit: concurrency, perHost: perHost)))
     lookahead = max(4096, concurrency * 16)
-    readyTarget = min(lookahead, max(64, concurrency * 16))
+    readyTarget = max(64, concurrency * 16)
     self.retryAfterCap = retryAfterCap
   }
 
