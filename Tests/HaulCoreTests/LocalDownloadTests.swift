@@ -68,6 +68,23 @@ struct LocalDownloadTests {
     }
   }
 
+  @Test func files_in_folders_the_run_made_or_found_empty_are_new_and_others_are_not() throws {
+    defer { directory.remove() }
+    // Given an output directory that was empty when the run opened it,
+    #expect(output.startedEmpty)
+    // then a file in it, and in a folder the run creates, is new (nothing to skip),
+    #expect(try LocalDownload(directory: output, path: "f.bin", durable: false).isNew)
+    #expect(try LocalDownload(directory: output, path: "made/f.bin", durable: false).isNew)
+    // while a file in a folder that was there before is not,
+    try FileManager.default.createDirectory(
+      atPath: directory.file("old"), withIntermediateDirectories: true)
+    #expect(try !LocalDownload(directory: output, path: "old/f.bin", durable: false).isNew)
+    // nor one in an output directory that held something when the run opened it.
+    let reopened = try OutputDirectory(path: directory.path)
+    #expect(!reopened.startedEmpty)
+    #expect(try !LocalDownload(directory: reopened, path: "g.bin", durable: false).isNew)
+  }
+
   @Test func a_symlinked_partial_or_parent_is_refused() throws {
     defer { directory.remove() }
     try FileManager.default.createDirectory(

@@ -12,8 +12,13 @@
 package final class FolderHandle: Sendable {
   /// The folder's descriptor, opened without following a symlink on the way.
   package let descriptor: Int32
+  /// Whether this run created the folder, so that it holds only files this run writes.
+  package let createdByRun: Bool
 
-  init(_ descriptor: Int32) { self.descriptor = descriptor }
+  init(_ descriptor: Int32, createdByRun: Bool) {
+    self.descriptor = descriptor
+    self.createdByRun = createdByRun
+  }
 
   deinit { close(descriptor) }
 }

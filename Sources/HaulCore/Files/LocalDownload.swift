@@ -65,6 +65,11 @@ package final class LocalDownload: @unchecked Sendable {
   /// in a subfolder), which may be the last reference that keeps that folder open.
   package var holdsDescriptor: Bool { folder != nil }
 
+  /// Whether the destination's folder holds only files this run writes (this run created
+  /// it, or it is the output directory and that was empty at start): no file of this path
+  /// was there before the run, so there is nothing to skip and nothing to resume.
+  package var isNew: Bool { folder?.createdByRun ?? directory.startedEmpty }
+
   /// The destination's metadata (a symlink is reported as such, never followed).
   package func destination() -> FileStatus? { FileStatus.lstat(parent, leaf) }
 

@@ -25,16 +25,21 @@ package final class OutputDirectory: Sendable {
   /// every file system but tmpfs and ramfs, where adding a name is quick and taking turns
   /// would cost more (a sleep and a wake-up per file when two loops meet) than it saves.
   let takesTurnsAddingNames: Bool
+  /// Whether the directory was created by this run or was empty when it was opened: its
+  /// files are then only those this run writes (see `LocalDownload.isNew`).
+  package let startedEmpty: Bool
 
   /// Opens (creating if needed) the output directory.
   package init(path: String) throws(TransferError) {
-    if mkdir(path, 0o777) != 0 && errno != EEXIST {
+    let created = mkdir(path, 0o777) == 0
+    if !created && errno != EEXIST {
       throw FileErrors.error(errno, "cannot create output directory \(path)")
     }
     let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0 else { throw FileErrors.error(errno, "cannot open output directory \(path)") }
     self.path = path
     self.descriptor = fd
+    startedEmpty = created || Self.isEmpty(fd)
     let type = FileSystemType.of(fd)
     takesTurnsAddingNames = type != "tmpfs" && type != "ramfs"
   }
@@ -58,8 +63,8 @@ package final class OutputDirectory: Sendable {
     if reusable, let kept = folders.withLock({ $0.handle(for: folderPath) }) {
       return (kept, name)
     }
-    let (opened, leaf) = try parent(of: relativePath, create: true)
-    let handle = FolderHandle(opened)
+    let (opened, leaf, created) = try walk(to: relativePath, create: true)
+    let handle = FolderHandle(opened, createdByRun: created)
     if reusable { folders.withLock { $0.insert(handle, for: folderPath) } }
     return (handle, leaf)
   }
@@ -69,6 +74,14 @@ package final class OutputDirectory: Sendable {
   package func parent(of relativePath: String, create: Bool) throws(TransferError) -> (
     Int32, String
   ) {
+    let (folder, leaf, _) = try walk(to: relativePath, create: create)
+    return (folder, leaf)
+  }
+
+  /// `parent(of:create:)`, and whether the walk created the leaf's folder.
+  private func walk(to relativePath: String, create: Bool) throws(TransferError) -> (
+    Int32, String, created: Bool
+  ) {
     let components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
       .filter { $0 != "." }
     guard let leaf = components.last, !components.contains("..") else {
@@ -76,11 +89,14 @@ package final class OutputDirectory: Sendable {
     }
     var current = dup(descriptor)
     guard current >= 0 else { throw FileErrors.error(errno, "cannot open output directory") }
+    var created = false
     for component in components.dropLast() {
       let name = String(component)
       var next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      created = false
       if next < 0 && errno == ENOENT && create {
-        if mkdirat(current, name, 0o777) != 0 && errno != EEXIST {
+        created = mkdirat(current, name, 0o777) == 0
+        if !created && errno != EEXIST {
           let code = errno
           close(current)
           throw FileErrors.error(code, "cannot create folder for \(relativePath)")
@@ -99,7 +115,26 @@ package final class OutputDirectory: Sendable {
       close(current)
       current = next
     }
-    return (current, String(leaf))
+    return (current, String(leaf), created)
+  }
+
+  /// Whether the folder open as `fd` holds no names but `.` and `..`; `false` when it
+  /// cannot be read.
+  private static func isEmpty(_ fd: Int32) -> Bool {
+    let copy = dup(fd)
+    guard copy >= 0, let stream = fdopendir(copy) else {
+      if copy >= 0 { close(copy) }
+      return false
+    }
+    defer { closedir(stream) }
+    while let entry = readdir(stream) {
+      let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
+        name[0] == UInt8(ascii: ".")
+          && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
+      }
+      if !isDot { return false }
+    }
+    return true
   }
 
   /// Whether `name` is one path component naming a file: no `/`, not empty, `.` or `..`.

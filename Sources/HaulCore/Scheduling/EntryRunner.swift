@@ -346,7 +346,8 @@ final class EntryRunner: Sendable {
   private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload)
     -> (AttemptSuccess, Int64)?
   {
-    guard let destination = local.destination(), destination.isRegularFile else { return nil }
+    guard !local.isNew, let destination = local.destination(), destination.isRegularFile
+    else { return nil }
     if let size = entry.size, destination.size != size { return nil }
     let expected = entry.expectedDigests
     if !expected.isEmpty {
