@@ -83,11 +83,11 @@ def refused_by_design(run, why):
     raise NotApplicable(why + ": refused, exit 2")
 
 
-def tagged_entries(server, tag, predicate=lambda e: True, wanted=1, seconds=6.0):
+def tagged_entries(server, tag, predicate=lambda e: True, wanted=1):
     """The access-log entries whose target carries `tag` (a case's query string) and match
-    predicate, waiting up to seconds for at least `wanted` (lighttpd writes its log every
-    4 s, so a count taken before a run would not do)."""
-    deadline = time.monotonic() + seconds
+    predicate, waiting up to the server's `log_seconds` for at least `wanted` (lighttpd
+    writes its log every 4 s, so a count taken before a run would not do)."""
+    deadline = time.monotonic() + server.log_seconds
     while True:
         found = [e for e in server.entries() if e["path"].endswith("?" + tag) and
                  predicate(e)]

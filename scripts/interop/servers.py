@@ -39,6 +39,9 @@ class Origin:
     # Seconds the server may keep answering from what it knew of a file before it changed
     # (lighttpd caches a file's stat, and so its ETag and Last-Modified, for about a second).
     stat_cache_seconds = 0
+    # Seconds within which a request shows in the access log: lighttpd buffers its log and
+    # writes it out on a timer every 4 s, which a busy machine can stretch.
+    log_seconds = 6.0
 
     def __init__(self, work, cert, key):
         self.folder = os.path.join(work, self.name)
@@ -129,6 +132,7 @@ class Lighttpd(Origin):
     name = "lighttpd"
     takes_puts = True
     stat_cache_seconds = 2
+    log_seconds = 20.0
 
     def launch(self, daemons):
         lines = [
