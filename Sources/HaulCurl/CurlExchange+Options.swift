@@ -6,8 +6,8 @@ import HaulCore
 struct CurlSettings: Sendable {
   /// `CURLOPT_BUFFERSIZE`: the most bytes read from the socket at once (libcurl 7.88 still
   /// hands the write callback at most 16 KiB per call). Of 16, 64, 256 and 512 KiB, 512 KiB
-  /// used the least CPU on a 1 GiB download from a local nginx (about 0.9 s against 1.15 s
-  /// at 64 KiB and 1.45 s at 16 KiB) and was fastest in most runs.
+  /// used the least CPU on a 1 GiB download from a local nginx and was fastest in most runs
+  /// (Benchmarks/results/HISTORY.md).
   var receiveBufferSize = 512 * 1024
   /// `CURLOPT_UPLOAD_BUFFERSIZE`: the most upload bytes read from the file per call. With a
   /// server that keeps up (nginx storing into a tmpfs), a 1 GiB PUT with 128 KiB was as fast
