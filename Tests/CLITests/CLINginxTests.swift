@@ -54,10 +54,14 @@ struct CLINginxTests {
 
       // A rerun fetches no download again; uploads are always sent (docs/behaviour.md, "Skip").
       let gets = nginx.accessLog().filter { $0.method == "GET" }.count
-      let second = try await HaulBinary.run(arguments, in: directory)
+      let second = try await HaulBinary.run(arguments + ["--events"], in: directory)
       #expect(second.status == 0, "\(second.stderr)")
       #expect(second.stderr.contains("haul: 2 ok, 4 skipped, 0 failed"))
       #expect(nginx.accessLog().filter { $0.method == "GET" }.count == gets)
+      // Each upload's start event gives its file's size.
+      let starts = try second.events().filter { $0["type"] as? String == "start" }
+      #expect(starts.compactMap { $0["path"] as? String }.sorted() == ["up/u0.bin", "up/u1.bin"])
+      #expect(starts.allSatisfy { $0["size"] as? Int == 120_000 })
 
       // verify finds what is wrong with each file, and sends no request.
       let requests = nginx.accessLog().count

@@ -17,7 +17,8 @@ final class EntryJob: @unchecked Sendable {
   /// The first source's host, whose slot the first attempt takes, by its number in the
   /// run's slots.
   let hostID: Int
-  let info: EntryInfo
+  /// What the entry's events say of it; an upload's size is learned as it begins.
+  private(set) var info: EntryInfo
   let counter = ProgressCounter()
   /// The entry's local files, for downloads; opened when the entry starts if not before.
   var local: LocalDownload?
@@ -51,6 +52,7 @@ final class EntryJob: @unchecked Sendable {
     guard !begun else { return }
     begun = true
     began = .now
+    if entry.operation == .upload { info.expectedBytes = runner.uploadLength(entry) }
     runner.state.activate(self)
     runner.events(.started(info))
   }
@@ -115,7 +117,8 @@ extension EntryJob: TransportJob {
       }
     }
     switch UploadAttempt.prepare(
-      entry, base: base, path: runner.uploadPath(entry), counter: counter)
+      entry, base: base, path: runner.uploadPath(entry), length: info.expectedBytes,
+      counter: counter)
     {
     case .success((let request, let sink)):
       uploadSink = sink

@@ -85,7 +85,7 @@ final class EntryRunner: Sendable {
   /// complete is skipped here, so skipping never waits behind transfers.
   func admission(for entry: ManifestEntry) -> Admission {
     guard entry.operation == .download else {
-      return .job(EntryJob(entry, runner: self, local: nil, expectedBytes: uploadLength(entry)))
+      return .job(EntryJob(entry, runner: self, local: nil, expectedBytes: nil))
     }
     let local: LocalDownload
     do throws(TransferError) {
@@ -363,10 +363,13 @@ final class EntryRunner: Sendable {
     return (AttemptSuccess(), destination.size)
   }
 
-  /// The size of an upload's file (symlinks followed, as the manifest allows).
-  private func uploadLength(_ entry: ManifestEntry) -> Int64? {
+  /// The size of an upload's file (symlinks followed, as the manifest allows), or nil
+  /// when it is no regular file.
+  func uploadLength(_ entry: ManifestEntry) -> Int64? {
     var info = stat()
-    guard entry.operation == .upload, stat(uploadPath(entry), &info) == 0 else { return nil }
+    guard entry.operation == .upload, stat(uploadPath(entry), &info) == 0,
+      info.st_mode & S_IFMT == S_IFREG
+    else { return nil }
     return Int64(info.st_size)
   }
 
@@ -489,7 +492,8 @@ final class EntryRunner: Sendable {
       ).run()
     }
     switch UploadAttempt.prepare(
-      entry, base: request(entry, url), path: uploadPath(entry), counter: job.counter)
+      entry, base: request(entry, url), path: uploadPath(entry), length: nil,
+      counter: job.counter)
     {
     case .failure(let failure):
       return .failure(failure)

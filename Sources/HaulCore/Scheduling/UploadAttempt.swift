@@ -10,16 +10,23 @@
 enum UploadAttempt {
   /// The request for `base` (the entry's request to this source) with the file as its
   /// body, and the sink that counts the bytes sent; fails when the file is not a readable
-  /// regular file.
+  /// regular file. `length`, when given, is the file's size as the entry began, looked up
+  /// a moment before on the same thread; otherwise the file is looked up now.
   static func prepare(
-    _ entry: ManifestEntry, base: TransferRequest, path: String, counter: ProgressCounter
+    _ entry: ManifestEntry, base: TransferRequest, path: String, length: Int64?,
+    counter: ProgressCounter
   ) -> Result<(TransferRequest, UploadSink), AttemptFailure> {
-    var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-      return .failure(AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
+    var size = length ?? 0
+    if length == nil {
+      var info = stat()
+      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        return .failure(
+          AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
+      }
+      size = Int64(info.st_size)
     }
     var request = base
-    request.body = RequestBody(path: path, length: Int64(info.st_size))
+    request.body = RequestBody(path: path, length: size)
     return .success((request, UploadSink(progress: counter)))
   }
 
