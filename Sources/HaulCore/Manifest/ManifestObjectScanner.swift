@@ -241,8 +241,14 @@ struct ManifestObjectScanner {
       guard let string = try string(field) else { return }
       // A folder (`dir/`) is kept with its `/`, for an s3:// prefix; `path(of:)` refuses it
       // for anything else.
-      var file = Substring(string)
-      while file.count > 1, file.hasSuffix("/") { file.removeLast() }
+      let bytes = string.utf8
+      var end = bytes.endIndex
+      while bytes.distance(from: bytes.startIndex, to: end) > 1,
+        bytes[bytes.index(before: end)] == UInt8(ascii: "/")
+      {
+        end = bytes.index(before: end)
+      }
+      let file = string[..<end]
       switch ManifestPath.normalize(String(file)) {
       case .success(let path): fields.path = file.endIndex == string.endIndex ? path : path + "/"
       case .failure(let failure): note(failure)
