@@ -7,5 +7,10 @@ signal(SIGXFSZ, SIG_IGN)
 
 AllocatorSettings.apply()
 
-let status = await Haul.main(Array(CommandLine.arguments.dropFirst()))
-exit(status.rawValue)
+/// Runs the command and exits from the thread that ran it: returning to the top level first
+/// would hop to the main actor, whose queue libdispatch drains on a thread it starts for it.
+nonisolated func runAndExit(_ arguments: [String]) async -> Never {
+  exit(await Haul.main(arguments).rawValue)
+}
+
+await runAndExit(Array(CommandLine.arguments.dropFirst()))
