@@ -16,8 +16,10 @@ enum UploadAttempt {
     _ entry: ManifestEntry, base: TransferRequest, path: String, length: Int64?,
     counter: ProgressCounter
   ) -> Result<(TransferRequest, UploadSink), AttemptFailure> {
-    var size = length ?? 0
-    if length == nil {
+    let size: Int64
+    if let length {
+      size = length
+    } else {
       var info = stat()
       guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
         return .failure(
