@@ -87,6 +87,17 @@ import Testing
     #expect(DigestAlgorithm(hexLength: 56) == nil)  // SHA-224 is not one haul computes
   }
 
+  @Test func hex_of_the_right_length_is_kept_in_lower_case_and_anything_else_refused() {
+    let md5 = Self.abc[.md5]!
+    #expect(Hex.normalized(md5, length: 32) == md5)
+    #expect(Hex.normalized(md5.uppercased(), length: 32) == md5)
+    #expect(Hex.normalized(md5, length: 64) == nil)
+    #expect(Hex.normalized(String(md5.dropLast()), length: 31) == String(md5.dropLast()))
+    #expect(Hex.normalized(String(md5.dropLast()) + "g", length: 32) == nil)
+    #expect(Hex.normalized(String(md5.dropLast()) + "é", length: 33) == nil)
+    #expect(Hex.normalized("", length: 0) == "")
+  }
+
   @Test func digest_values_iterate_in_canonical_order_and_fill_only_what_is_missing() {
     let mine: DigestValues = [.md5: "m", .sha256: "a"]
     #expect(mine.map(\.algorithm) == [.sha256, .md5])

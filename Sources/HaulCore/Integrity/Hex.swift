@@ -23,18 +23,23 @@ enum Hex {
   /// `text` in lower case when it is `length` hex digits of either case, else `nil`. A text
   /// already in lower case (the usual spelling) is returned as it is, not copied.
   static func normalized(_ text: String, length: Int) -> String? {
-    var hasUpper = false
-    var count = 0
-    for byte in text.utf8 {
-      count += 1
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): break
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): hasUpper = true
-      default: return nil
+    var text = text
+    // Over the bytes in place: iterating the `utf8` view costs tens of instructions a byte,
+    // and a manifest line may carry several digests.
+    let upper = text.withUTF8 { bytes -> Bool? in
+      guard bytes.count == length else { return nil }
+      var hasUpper = false
+      for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): break
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): hasUpper = true
+        default: return nil
+        }
       }
+      return hasUpper
     }
-    guard count == length else { return nil }
-    return hasUpper ? text.lowercased() : text
+    guard let upper else { return nil }
+    return upper ? text.lowercased() : text
   }
 
   /// Appends the bytes that `hex` (hex digits of either case, an even number of them)
