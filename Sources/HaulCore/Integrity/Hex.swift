@@ -24,8 +24,8 @@ enum Hex {
   /// already in lower case (the usual spelling) is returned as it is, not copied.
   static func normalized(_ text: String, length: Int) -> String? {
     var text = text
-    // Over the bytes in place: iterating the `utf8` view costs tens of instructions a byte,
-    // and a manifest line may carry several digests.
+    // Over the bytes in place rather than through the `utf8` view's iterator, which is far
+    // slower per byte: every manifest line with a digest comes through here twice.
     let upper = text.withUTF8 { bytes -> Bool? in
       guard bytes.count == length else { return nil }
       var hasUpper = false
