@@ -45,9 +45,9 @@ public final class MotoFixture: Sendable {
     buckets: [String], objects: [(bucket: String, key: String)] = [],
     checksSignatures: Bool = true, _ body: (MotoFixture) async throws -> T
   ) async throws -> T {
-    let moto = try start(buckets: buckets, objects: objects, checksSignatures: checksSignatures)
-    defer { moto.stop() }
-    return try await body(moto)
+    try await withFixture(
+      start: { try start(buckets: buckets, objects: objects, checksSignatures: checksSignatures) },
+      stop: { $0.stop() }, body)
   }
 
   /// Starts moto, waits until it answers, creates `buckets`, `objects` and the key, and

@@ -56,9 +56,7 @@ public final class NginxFixture: Sendable {
   public static func with<T>(
     tls: Bool = false, http2: Bool = false, _ body: (NginxFixture) async throws -> T
   ) async throws -> T {
-    let nginx = try start(tls: tls, http2: http2)
-    defer { nginx.stop() }
-    return try await body(nginx)
+    try await withFixture(start: { try start(tls: tls, http2: http2) }, stop: { $0.stop() }, body)
   }
 
   /// Starts nginx (also on HTTPS when `tls`, offering HTTP/2 there when `http2`) and waits

@@ -38,9 +38,7 @@ public final class SquidFixture: Sendable {
 
   /// Starts squid, runs `body` with it, and stops it however `body` ends.
   public static func with<T>(_ body: (SquidFixture) async throws -> T) async throws -> T {
-    let proxy = try start()
-    defer { proxy.stop() }
-    return try await body(proxy)
+    try await withFixture(start: { try start() }, stop: { $0.stop() }, body)
   }
 
   /// Starts squid and waits until it accepts connections.

@@ -53,9 +53,8 @@ public final class TinyproxyFixture: Sendable {
     host: String = "127.0.0.1", credentials: (user: String, password: String)? = nil,
     _ body: (TinyproxyFixture) async throws -> T
   ) async throws -> T {
-    let proxy = try start(host: host, credentials: credentials)
-    defer { proxy.stop() }
-    return try await body(proxy)
+    try await withFixture(
+      start: { try start(host: host, credentials: credentials) }, stop: { $0.stop() }, body)
   }
 
   /// Starts tinyproxy on `host` (`127.0.0.1` or `::1`, accepting clients from that address

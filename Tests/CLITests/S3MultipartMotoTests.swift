@@ -31,18 +31,20 @@ struct S3MultipartMotoTests {
   }
 
   /// Starts the upload slowed by `--max-rate`, and SIGKILLs haul once 2 parts are recorded.
-  /// The cap makes the whole upload take about 14 s, so that this polling, which a loaded
-  /// test run can keep waiting for seconds, still comes before the end.
+  /// The cap makes the whole upload take about 14 s. The watch runs on a thread of its own:
+  /// on the cooperative pool, other tests' blocking waits could hold it past the end.
   func uploadAndKill(
     _ arguments: [String], _ directory: TemporaryDirectory, _ env: [String: String]
   ) async throws -> Int {
     let running = try HaulBinary.start(
       arguments + ["--max-rate", "3M"], in: directory, environment: env)
-    let deadline = Date().addingTimeInterval(60)
-    while recordedParts(directory) < 2, running.process.isRunning, Date() < deadline {
-      try await Task.sleep(for: .milliseconds(20))
+    try await onOwnThread {
+      let deadline = Date().addingTimeInterval(60)
+      while recordedParts(directory) < 2, running.process.isRunning, Date() < deadline {
+        usleep(20_000)
+      }
+      running.send(SIGKILL)
     }
-    running.send(SIGKILL)
     let killed = try await running.finish(timeout: 20)
     #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
     return recordedParts(directory)
