@@ -86,6 +86,13 @@ final class CurlEasy {
     return version == CURL_HTTP_VERSION_2_0
   }
 
+  /// The request body bytes libcurl has sent so far (`CURLINFO_SIZE_UPLOAD_T`).
+  var sentBodyBytes: Int64 {
+    var bytes: curl_off_t = 0
+    _ = haul_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &bytes)
+    return Int64(bytes)
+  }
+
   /// Whether libcurl got as far as sending the current transfer's request: it has a
   /// connection (its pre-transfer time is set), so it no longer waits for one.
   var hasStartedRequest: Bool {

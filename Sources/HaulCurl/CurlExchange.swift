@@ -78,7 +78,11 @@ final class CurlExchange: @unchecked Sendable {
   /// The upload file, opened once per exchange, or -1.
   private(set) var bodyFile: Int32 = -1
   /// The next upload byte to send; the seek callback moves it back when libcurl rewinds.
+  /// For a body held in memory, the bytes libcurl reports sent once the answer arrives.
   var uploadOffset: Int64 = 0
+  /// A small upload body read whole, which libcurl sends with the request head
+  /// (`configureHeldBody`); freed with the exchange's other resources.
+  var heldBody: UnsafeMutableRawBufferPointer?
 
   init(request: TransferRequest, sink: any ResponseSink, maxHeaderBytes: Int) throws(TransferError)
   {
@@ -100,6 +104,8 @@ final class CurlExchange: @unchecked Sendable {
     releaseHeaderList()
     if bodyFile >= 0 { close(bodyFile) }
     bodyFile = -1
+    heldBody?.deallocate()
+    heldBody = nil
   }
 
   /// Frees the header list if it is the exchange's own, and forgets it.
@@ -127,6 +133,10 @@ final class CurlExchange: @unchecked Sendable {
   /// the sink threw; the error is kept in `failure`.
   func deliver(_ head: ResponseHead) -> Bool {
     self.head = head
+    if heldBody != nil, let easy {
+      uploadOffset = easy.sentBodyBytes
+      sink.sent(totalBytes: uploadOffset)
+    }
     if let problem = head.framingProblem {
       failure = problem
       return false

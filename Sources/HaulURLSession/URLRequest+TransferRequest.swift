@@ -13,6 +13,8 @@ extension URLRequest {
   /// - `Accept-Encoding: identity` unless the caller set one: corelibs always turns on
   ///   libcurl's `CURLOPT_ACCEPT_ENCODING ""` (advertise and decode every encoding), and a
   ///   request header of the same name is what libcurl sends instead of its own.
+  /// - A POST body is `application/octet-stream` unless the caller set a type, as the curl
+  ///   transport sends it.
   /// - `timeoutInterval` is the stall timeout, rounded up to whole seconds: corelibs arms an
   ///   idle timer of `Int(timeoutInterval) * 1000` ms that every libcurl callback restarts,
   ///   so a fraction would be dropped and anything under one second would fire at once.
@@ -31,6 +33,11 @@ extension URLRequest {
     }
     if let ifRange = request.ifRange {
       setValue(ifRange, forHTTPHeaderField: "If-Range")
+    }
+    if request.body != nil, request.method.uppercased() == "POST",
+      value(forHTTPHeaderField: "Content-Type") == nil
+    {
+      setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
     }
     if value(forHTTPHeaderField: "Accept-Encoding") == nil {
       setValue("identity", forHTTPHeaderField: "Accept-Encoding")

@@ -144,3 +144,59 @@ extension TransportConformance {
     }
   }
 }
+
+extension TransportConformance {
+  @Test(arguments: TransportKind.allCases)
+  func a_small_body_arrives_whole_with_no_type_added_to_a_put(_ kind: TransportKind)
+    async throws
+  {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          for (method, size) in [("PUT", Int64(16 << 10)), ("POST", 1), ("PUT", (64 << 10) - 1)] {
+            let name = "\(method.lowercased())-\(size)"
+            let source = scratch.file(name)
+            let sha = try TestContent.writeFile(at: source, seed: 26, count: size)
+            let sink = try FileTestSink(path: scratch.file(name + ".response"))
+            let response = try await transport.perform(
+              .upload(server.url("/upload/\(name)"), method: method, path: source, length: size),
+              sink: sink)
+            #expect(response.head.status == 201)
+            #expect(response.sentBytes == size)
+            #expect(sink.sentBytes == size, "upload progress should reach the body's length")
+            let upload = try #require(server.upload(named: name))
+            #expect(upload.method == method)
+            #expect(upload.length == size)
+            #expect(upload.sha256 == sha)
+            let type = upload.headers.value(for: "Content-Type")
+            #expect(type == (method == "POST" ? "application/octet-stream" : nil), "\(name)")
+          }
+        }
+      }
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func a_body_file_shorter_than_its_stated_length_fails_as_io(_ kind: TransportKind)
+    async throws
+  {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          for size in [Int64(16 << 10), 2 << 20] {
+            let source = scratch.file("short-\(size)")
+            _ = try TestContent.writeFile(at: source, seed: 27, count: size - 100)
+            await #expect(throws: TransferError.self) {
+              _ = try await transport.perform(
+                .upload(
+                  server.url("/upload/short-\(size)"), method: "PUT", path: source,
+                  length: size),
+                sink: try FileTestSink(path: scratch.file("short-\(size).response")))
+            }
+            #expect(server.upload(named: "short-\(size)") == nil, "nothing stored for \(size)")
+          }
+        }
+      }
+    }
+  }
+}
