@@ -195,6 +195,13 @@ struct GoodLineCase: Sendable, CustomTestStringConvertible {
     #expect(entry.expectedDigestList.map(\.source) == ["manifest:sha256", "manifest:md5"])
   }
 
+  @Test func each_algorithm_names_its_digest_source_as_the_report_writes_it() {
+    for algorithm in DigestAlgorithm.allCases {
+      #expect(algorithm.manifestSource == "manifest:" + algorithm.rawValue)
+      #expect(algorithm.checksumsSource == "checksums:" + algorithm.rawValue)
+    }
+  }
+
   @Test func sources_are_the_url_then_the_mirrors() throws {
     let fixture = ManifestFixture()
     let manifest = fixture.manifest(lines: [

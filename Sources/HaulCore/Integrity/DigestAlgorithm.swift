@@ -21,6 +21,29 @@ public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable, Comparabl
   /// The digest's length in hex digits, as manifests and checksum files write it.
   public var hexLength: Int { byteCount * 2 }
 
+  /// How the report's `verified` names this digest taken from the manifest
+  /// (`manifest:sha256`). Spelled out: interpolating the case would reflect on it at run
+  /// time, per entry.
+  package var manifestSource: String {
+    switch self {
+    case .sha256: "manifest:sha256"
+    case .sha512: "manifest:sha512"
+    case .sha1: "manifest:sha1"
+    case .md5: "manifest:md5"
+    }
+  }
+
+  /// How the report's `verified` names this digest taken from a `--checksums` file
+  /// (`checksums:sha256`).
+  package var checksumsSource: String {
+    switch self {
+    case .sha256: "checksums:sha256"
+    case .sha512: "checksums:sha512"
+    case .sha1: "checksums:sha1"
+    case .md5: "checksums:md5"
+    }
+  }
+
   /// The name people read in messages: `SHA-256`, `SHA-512`, `SHA-1`, `MD5`.
   public var displayName: String {
     switch self {

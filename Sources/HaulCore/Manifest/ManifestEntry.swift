@@ -111,10 +111,10 @@ public struct ManifestEntry: Sendable, Hashable {
   package var expectedDigestList: [ExpectedDigest] {
     DigestAlgorithm.allCases.compactMap { algorithm in
       if let hex = manifestDigests[algorithm] {
-        return ExpectedDigest(algorithm: algorithm, hex: hex, source: "manifest:\(algorithm)")
+        return ExpectedDigest(algorithm: algorithm, hex: hex, source: algorithm.manifestSource)
       }
       if let hex = checksumDigests[algorithm] {
-        return ExpectedDigest(algorithm: algorithm, hex: hex, source: "checksums:\(algorithm)")
+        return ExpectedDigest(algorithm: algorithm, hex: hex, source: algorithm.checksumsSource)
       }
       return nil
     }
