@@ -186,27 +186,23 @@ public final class NginxFixture: Sendable {
     return process
   }
 
-  /// Waits until this nginx holds its ports: it has written its pid file, which nginx does
-  /// only once every listening socket is bound, and they accept connections. A connection
-  /// alone could reach another test's server that took the port between `freePort` and
-  /// nginx's bind, while nginx still retried the bind before giving up.
+  /// Waits until this nginx holds its ports: it has written its pid file (`wrotePidFile`)
+  /// and they accept connections. A connection alone could reach another test's server that
+  /// took the port between `freePort` and nginx's bind, while nginx still retried the bind.
   private func waitUntilListening(timeout: Double) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-      guard let pid = process.withLock({ $0?.isRunning == true ? $0?.processIdentifier : nil })
-      else { return false }
-      if wrotePidFile(pid), Self.canConnect(port: port), tlsPort.map(Self.canConnect) ?? true {
+      guard let running = process.withLock({ $0?.isRunning == true ? $0 : nil }) else {
+        return false
+      }
+      if running.wrotePidFile(directory.file("nginx.pid")), Self.canConnect(port: port),
+        tlsPort.map(Self.canConnect) ?? true
+      {
         return true
       }
       usleep(10_000)
     }
     return false
-  }
-
-  /// Whether `nginx.pid` in the fixture's directory names `pid`.
-  private func wrotePidFile(_ pid: Int32) -> Bool {
-    let text = (try? String(contentsOfFile: directory.file("nginx.pid"), encoding: .utf8)) ?? ""
-    return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) == pid
   }
 
   static func canConnect(port: Int) -> Bool {

@@ -18,6 +18,14 @@ extension Process {
     return process
   }
 
+  /// Whether the pid file at `path` names this process. nginx and tinyproxy write theirs
+  /// only once their listening sockets are bound, so a fixture that also waits for it
+  /// cannot mistake another server that took the port for its own daemon.
+  func wrotePidFile(_ path: String) -> Bool {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) == processIdentifier
+  }
+
   /// Ends a fixture's daemon: SIGTERM, then SIGKILL once `grace` seconds have passed, and
   /// waits for it to exit.
   func stop(grace: Double) {

@@ -84,7 +84,9 @@ public final class TinyproxyFixture: Sendable {
       let deadline = Date().addingTimeInterval(10)
       while Date() < deadline {
         if !process.isRunning { break }
-        if host.contains(":") ? canConnectIPv6(port: port) : NginxFixture.canConnect(port: port) {
+        if process.wrotePidFile(directory.file("tinyproxy.pid")),
+          host.contains(":") ? canConnectIPv6(port: port) : NginxFixture.canConnect(port: port)
+        {
           return fixture
         }
         usleep(10_000)
