@@ -29,15 +29,11 @@ struct CappedSegmentResumeTests {
       // of its own: a fixed sleep killed a run that a loaded machine had kept from starting.
       let running = try HaulBinary.start(arguments, in: directory)
       let statePath = directory.file("out/capped.bin.haul-state")
-      try await onOwnThread {
-        let deadline = Date().addingTimeInterval(60)
-        while running.process.isRunning, Date() < deadline {
+      await whenOffPool(
+        {
           let saved = SegmentTests.savedSegments(statePath)?.reduce(0) { $0 + $1.next - $1.start }
-          if (saved ?? 0) >= 12 << 20 { break }
-          usleep(20_000)
-        }
-        running.send(SIGKILL)
-      }
+          return (saved ?? 0) >= 12 << 20 || !running.process.isRunning
+        }, timeout: 60, every: 0.02, then: { running.send(SIGKILL) })
       let killed = try await running.finish(timeout: 30)
       #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
 

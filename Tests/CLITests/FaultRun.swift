@@ -118,24 +118,24 @@ func shellQuoted(_ value: String) -> String {
   "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
-/// Polls `condition` every few milliseconds on a dispatch thread (not the test pool's, whose
-/// threads may be busy hashing for parallel tests) until it holds or `timeout` seconds pass,
-/// then runs `then` on that thread at once. Returns whether the condition held.
+/// Polls `condition` every `interval` seconds on a thread of its own (`onOwnThread`: the
+/// test pool's threads may be busy hashing or held by other tests' blocking waits) until it
+/// holds or `timeout` seconds pass, then runs `then` on that thread at once. Returns whether
+/// the condition held.
 @discardableResult
 func whenOffPool(
-  _ condition: @escaping @Sendable () -> Bool, timeout: Double,
+  _ condition: @escaping @Sendable () -> Bool, timeout: Double, every interval: Double = 0.002,
   then action: @escaping @Sendable () -> Void = {}
 ) async -> Bool {
-  await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-    DispatchQueue.global().async {
-      let deadline = Date().addingTimeInterval(timeout)
-      var held = condition()
-      while !held && Date() < deadline {
-        usleep(2000)
-        held = condition()
-      }
-      action()
-      done.resume(returning: held)
+  let held = try? await onOwnThread {
+    let deadline = Date().addingTimeInterval(timeout)
+    var held = condition()
+    while !held && Date() < deadline {
+      usleep(useconds_t(interval * 1e6))
+      held = condition()
     }
+    action()
+    return held
   }
+  return held ?? false
 }

@@ -38,13 +38,9 @@ struct S3MultipartMotoTests {
   ) async throws -> Int {
     let running = try HaulBinary.start(
       arguments + ["--max-rate", "3M"], in: directory, environment: env)
-    try await onOwnThread {
-      let deadline = Date().addingTimeInterval(60)
-      while recordedParts(directory) < 2, running.process.isRunning, Date() < deadline {
-        usleep(20_000)
-      }
-      running.send(SIGKILL)
-    }
+    await whenOffPool(
+      { recordedParts(directory) >= 2 || !running.process.isRunning }, timeout: 60, every: 0.02,
+      then: { running.send(SIGKILL) })
     let killed = try await running.finish(timeout: 20)
     #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
     return recordedParts(directory)
