@@ -38,9 +38,6 @@ public final class TinyproxyFixture: Sendable {
     stop()
   }
 
-  /// A 127.0.0.1 port nothing listens on (at the moment of asking): a proxy that is down.
-  public static func unusedPort() throws -> Int { try NginxFixture.freePort() }
-
   /// The proxy's URL, with `user:password@` when given.
   public func url(user: String? = nil, password: String? = nil) -> String {
     let credentials = user.map { "\($0):\(password ?? "")@" } ?? ""

@@ -115,7 +115,9 @@ struct CLIProxyTests {
   @Test func an_unreachable_proxy_fails_naming_it_without_its_credentials() async throws {
     let directory = try TemporaryDirectory(prefix: "haul-cli-proxy")
     defer { directory.remove() }
-    let port = try TinyproxyFixture.unusedPort()
+    let refusing = try RefusingPort()
+    defer { withExtendedLifetime(refusing) {} }
+    let port = refusing.port
     let (result, transfer) = try await run(
       URL(string: "http://127.0.0.1:9/f.bin")!,
       ["--proxy", "http://alice:s3cret@127.0.0.1:\(port)"], environment: [:], in: directory)

@@ -316,13 +316,12 @@ struct FaultNetworkTests {
   @Test(arguments: transports)
   func a_refused_connection_fails_its_entry_alone(transport: String) async throws {
     defer { cleanUp() }
-    let dead = try FaultServer.started()
-    dead.stop()
+    // Held until the end: a port merely freed could be taken by another test's server.
+    let dead = try RefusingPort()
+    defer { withExtendedLifetime(dead) {} }
     let lines = [
       try dataLine(server, "alive0", size: 20_000, seed: 16),
-      try manifestLine([
-        "url": dead.dataURL("gone", size: 100, seed: 1).absoluteString, "path": "gone.bin",
-      ]),
+      try manifestLine(["url": "http://127.0.0.1:\(dead.port)/data/gone", "path": "gone.bin"]),
       try dataLine(server, "alive1", size: 20_000, seed: 17),
       try dataLine(server, "alive2", size: 20_000, seed: 18),
     ]

@@ -121,7 +121,9 @@ struct IPv6Tests {
     let server = try FaultServer.started(host: "::1")
     defer { server.stop() }
     // The proxy is down: only a request that goes direct can succeed.
-    let deadProxy = "http://127.0.0.1:\(try TinyproxyFixture.unusedPort())"
+    let refusing = try RefusingPort()
+    defer { withExtendedLifetime(refusing) {} }
+    let deadProxy = "http://127.0.0.1:\(refusing.port)"
     for (index, entry) in ["::1", "[::1]"].enumerated() {
       let name = "n\(index)"
       let outcome = try await run(
