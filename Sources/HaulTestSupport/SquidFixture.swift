@@ -41,6 +41,17 @@ public final class SquidFixture: Sendable {
     try await withFixture(start: { try start() }, stop: { $0.stop() }, body)
   }
 
+  /// Whether squid's log says it accepts connections on its port (`Accepting HTTPS Socket
+  /// connections at … local=127.0.0.1:PORT`), which it writes once the port is bound: a
+  /// connection alone could reach another test's server that took the port.
+  private func logSaysAccepting() -> Bool {
+    let log = (try? String(contentsOfFile: directory.file("cache.log"), encoding: .utf8)) ?? ""
+    let local = "local=127.0.0.1:\(port) "
+    return log.split(separator: "\n").contains {
+      $0.contains("Accepting") && $0.contains(local)
+    }
+  }
+
   /// Starts squid and waits until it accepts connections.
   public static func start() throws -> SquidFixture {
     try FixtureError.requireExecutable(binary, name: "squid", package: "squid")
@@ -69,7 +80,7 @@ public final class SquidFixture: Sendable {
       let deadline = Date().addingTimeInterval(20)
       while Date() < deadline {
         if !process.isRunning { break }
-        if NginxFixture.canConnect(port: port) { return fixture }
+        if fixture.logSaysAccepting(), NginxFixture.canConnect(port: port) { return fixture }
         usleep(20_000)
       }
       let log = (try? String(contentsOfFile: directory.file("cache.log"), encoding: .utf8)) ?? ""
