@@ -152,22 +152,8 @@ public final class NginxFixture: Sendable {
 
   // MARK: - Setup
 
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw FixtureError("socket: \(errnoText())") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard ok else { throw FixtureError("cannot find a free port: \(errnoText())") }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
+  /// A 127.0.0.1 port free at the moment of asking: one the kernel picks, released at once.
+  static func freePort() throws -> Int { try RefusingPort().port }
 
   private static func launch(in directory: TemporaryDirectory) throws -> Process {
     let process = Process()

@@ -24,8 +24,9 @@ public final class RefusingPort: Sendable {
       }
     }
     guard fd >= 0, ok else {
+      let reason = errnoText()
       close(fd)
-      throw FixtureError("cannot reserve a port")
+      throw FixtureError("cannot reserve a port: \(reason)")
     }
     self.fd = fd
     port = Int(UInt16(bigEndian: address.sin_port))
