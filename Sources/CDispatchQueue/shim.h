@@ -2,7 +2,7 @@
 #define HAUL_CDISPATCHQUEUE_SHIM_H
 // The libdispatch calls Swift's Dispatch overlay does not offer: the queue running the
 // caller, and suspending and resuming it by pointer. Logic stays in Swift
-// (HaulURLSession's TaskCanceller says why it needs them).
+// (HaulURLSession's TaskControl says why it needs them).
 #include <dispatch/dispatch.h>
 #include <string.h>
 

@@ -16,9 +16,9 @@ import Foundation
 /// callback that enqueues more work must never wait for itself). Code on this queue must not
 /// wait for the session's work queue either (`URLSessionTask.cancel()` does, with
 /// `workQueue.sync`): while the work queue waits here for a free slot, that would deadlock.
-/// Such calls are sent to another queue; cancels go through `canceller`, which also makes
-/// room for them on the work queue from here. `addUnboundedOperation(_:)` never waits, for
-/// haul's own bookkeeping from Swift tasks.
+/// Such calls are sent to another queue; starts and cancels go through `control`, which
+/// also makes room for them on the work queue from here. `addUnboundedOperation(_:)` never
+/// waits, for haul's own bookkeeping from Swift tasks.
 ///
 /// The operations run on a private serial dispatch queue (`underlyingQueue`), not on the
 /// global pool corelibs would use: libdispatch on Linux gives that pool about one thread per
@@ -39,8 +39,8 @@ final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
   /// Where the operations run (`underlyingQueue` does not keep it alive).
   private let executionQueue = DispatchQueue(label: "haul.urlsession.delegate")
 
-  /// Cancels the session's tasks (see `TaskCanceller`).
-  let canceller = TaskCanceller()
+  /// Starts and cancels the session's tasks (see `TaskControl`).
+  let control = TaskControl()
 
   override init() {
     super.init()
@@ -54,7 +54,7 @@ final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
       super.addOperation(block)
       return
     }
-    canceller.makeRoomIfAsked()
+    control.makeRoomIfAsked()
     slots.wait()
     let slots = self.slots
     super.addOperation {

@@ -11,8 +11,10 @@ import Synchronization
 /// Threading: the `receive…` methods, `complete` and `finish` run on the session's serial
 /// delegate queue. That queue is the only place the sink is called and, once the task has
 /// started, the only place the continuation is resumed, so the sink is never called after
-/// `perform` has returned. `start` and `cancel` run on the caller's threads. Mutable state
-/// sits behind a `Mutex`; the sink and the task are called outside it.
+/// `perform` has returned. `start` and `cancel` run on the caller's threads, and hand what
+/// waits for corelibs' work queue (creating, resuming and cancelling the task) to
+/// `TaskControl`. Mutable state sits behind a `Mutex`; the sink and the task are called
+/// outside it.
 ///
 /// Body chunks reach the delegate queue asynchronously, so after a stop the queue may still
 /// hold some (at most `BoundedOperationQueue.capacity` callbacks): they are dropped unread.
@@ -33,6 +35,8 @@ final class URLSessionExchange: Sendable {
   }
 
   private struct State {
+    /// Set once created, on the start queue; `nil` before, or if the exchange stopped first.
+    var task: URLSessionTask?
     var continuation: Continuation?
     var verdict: Verdict?
     var head: ResponseHead?
@@ -42,24 +46,24 @@ final class URLSessionExchange: Sendable {
     var stop: Stop?
   }
 
-  private let task: URLSessionTask
   private let sink: any ResponseSink
   private let maxHeaderBytes: Int
   private let delegateQueue: BoundedOperationQueue
   private let state = Mutex(State())
 
-  init(
-    task: URLSessionTask, sink: any ResponseSink, maxHeaderBytes: Int,
-    delegateQueue: BoundedOperationQueue
-  ) {
-    self.task = task
+  init(sink: any ResponseSink, maxHeaderBytes: Int, delegateQueue: BoundedOperationQueue) {
     self.sink = sink
     self.maxHeaderBytes = maxHeaderBytes
     self.delegateQueue = delegateQueue
   }
 
-  /// Resumes the task, or answers at once when the exchange was cancelled before it began.
-  func start(_ continuation: Continuation) {
+  /// Creates the task with `make` and resumes it, on the start queue (see `TaskControl`);
+  /// answers at once when the exchange was cancelled before it began, and with `make`'s
+  /// error when it throws.
+  func start(
+    _ continuation: Continuation,
+    making make: @escaping @Sendable () throws(TransferError) -> URLSessionTask
+  ) {
     let early: Verdict? = state.withLock { state in
       if let verdict = state.verdict { return verdict }
       state.continuation = continuation
@@ -69,7 +73,23 @@ final class URLSessionExchange: Sendable {
       continuation.resume(returning: early)
       return
     }
-    if !isStopped { task.resume() }
+    delegateQueue.control.start { [self] in
+      // A stop before this point has queued the verdict, and no task is needed.
+      guard !isStopped else { return }
+      let task: URLSessionTask
+      do throws(TransferError) {
+        task = try make()
+      } catch {
+        finish(.failure(error))
+        return
+      }
+      let stoppedMeanwhile = state.withLock { state in
+        state.task = task
+        return state.stop != nil
+      }
+      // A task never resumed must still end, or the session's invalidation waits for it.
+      if stoppedMeanwhile { task.cancel() } else { task.resume() }
+    }
   }
 
   /// Stops the exchange because the caller was cancelled. Any thread; returns at once.
@@ -171,17 +191,18 @@ final class URLSessionExchange: Sendable {
   /// Records why the exchange stops and cancels the task; `false` if it had already stopped
   /// or finished.
   ///
-  /// `URLSessionTask.cancel()` waits for the session's work queue, which may itself be
+  /// `URLSessionTask.cancel()` may wait for the session's work queue, which may itself be
   /// waiting for the delegate queue (`BoundedOperationQueue`) or kept busy by a flood of
-  /// body chunks, so it runs elsewhere (`TaskCanceller`).
+  /// body chunks, so it runs elsewhere (`TaskControl`). A task not yet created is cancelled
+  /// by `start`, which sees the stop.
   @discardableResult
   private func stop(_ reason: Stop) -> Bool {
-    let first = state.withLock { state in
-      guard state.stop == nil, state.verdict == nil else { return false }
+    let (first, task) = state.withLock { state -> (Bool, URLSessionTask?) in
+      guard state.stop == nil, state.verdict == nil else { return (false, nil) }
       state.stop = reason
-      return true
+      return (true, state.task)
     }
-    if first { delegateQueue.canceller.cancel(task) }
+    if let task { delegateQueue.control.cancel(task) }
     return first
   }
 

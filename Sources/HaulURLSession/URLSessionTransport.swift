@@ -86,13 +86,16 @@ public final class URLSessionTransport: Transport {
     guard await hostGate.enter(host) else { throw TransferError(.cancelled, "cancelled") }
     defer { hostGate.leave(host) }
     if Task.isCancelled { throw TransferError(.cancelled, "cancelled") }
-    let task = try makeTask(for: request)
     let exchange = URLSessionExchange(
-      task: task, sink: sink, maxHeaderBytes: options.maxHeaderBytes,
-      delegateQueue: delegateQueue)
-    delegate.register(exchange, for: task.taskIdentifier)
+      sink: sink, maxHeaderBytes: options.maxHeaderBytes, delegateQueue: delegateQueue)
     let verdict = await withTaskCancellationHandler {
-      await withCheckedContinuation { exchange.start($0) }
+      await withCheckedContinuation { continuation in
+        exchange.start(continuation) { [self] () throws(TransferError) -> URLSessionTask in
+          let task = try makeTask(for: request)
+          delegate.register(exchange, for: task.taskIdentifier)
+          return task
+        }
+      }
     } onCancel: {
       exchange.cancel()
     }

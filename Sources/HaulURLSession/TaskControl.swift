@@ -1,0 +1,99 @@
+import CDispatchQueue
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Creates, starts and cancels a session's tasks away from Swift's threads, and promptly,
+/// even while a body floods the session.
+///
+/// Why away: corelibs' `URLSession.dataTask(with:)` and `URLSessionTask.resume()` wait
+/// (`workQueue.sync`) for the session's work queue, as `cancel()` does in some releases. A
+/// caller waiting there holds its thread, and Swift's pool has about one per core: with two
+/// transfers starting while another streamed under `--max-rate`, both threads of a 2-core
+/// machine waited, and a SIGINT's cancel never ran until the 10 s exit deadline.
+///
+/// Why promptly: corelibs runs libcurl's socket sources on a serial queue that targets the
+/// work queue (`MultiHandle.isolation`). libdispatch drains such a queue until it is empty
+/// before the work queue runs anything else, and a socket that is never empty (a body
+/// arriving faster than libcurl reads it, one 16 KiB read per readiness event) keeps it from
+/// ever being empty: an endless body past its size was read for a minute (20 GB from a local
+/// server) before a cancel got its turn, and under `--max-rate` a task started beside a
+/// capped body got no turn until that body ended. So a waiting call asks for room: the next
+/// body chunk the session hands to the delegate queue (`BoundedOperationQueue.addOperation`,
+/// called on that socket queue's thread) suspends the socket queue, which ends its drain
+/// after the current event; the work queue runs the waiting call, and the socket queue is
+/// resumed once no call waits any longer. The session's other transfers pause for that
+/// moment only. The queue is recognised by its label; should corelibs run the callback
+/// elsewhere, nothing is suspended and calls wait as before.
+///
+/// Starts run in order on a serial queue of their own (which, unlike Swift's pool, always
+/// gets a thread). Each cancel runs on a thread of its own: it is rare (one per failed or
+/// cancelled exchange), and must not queue behind starts.
+final class TaskControl: Sendable {
+  /// The label corelibs gives the queue of libcurl's socket sources.
+  static let socketQueueLabel = "MultiHandle.isolation"
+
+  private struct State {
+    /// Calls started and not returned.
+    var pending = 0
+    /// The socket queue, suspended and retained, while calls are pending.
+    var suspended: UnsafeMutableRawPointer?
+  }
+
+  private let state = Mutex(State())
+  /// `state.pending`, readable without the lock on every body chunk.
+  private let pending = Atomic(0)
+  private let starts = DispatchQueue(label: "haul.urlsession.start")
+
+  /// Runs `body`, which creates and resumes a task, on the start queue; returns at once.
+  func start(_ body: @escaping @Sendable () -> Void) {
+    willCall()
+    starts.async { [self] in
+      body()
+      didCall()
+    }
+  }
+
+  /// Cancels `task` on a thread of its own; returns at once.
+  func cancel(_ task: URLSessionTask) {
+    willCall()
+    let thread = Thread { [self] in
+      task.cancel()
+      didCall()
+    }
+    thread.name = "haul.urlsession.cancel"
+    thread.start()
+  }
+
+  /// Suspends the socket queue running the caller when a call is waiting for the work
+  /// queue. Called from corelibs' body callback, on the session's work queue.
+  func makeRoomIfAsked() {
+    guard pending.load(ordering: .relaxed) > 0 else { return }
+    state.withLock { state in
+      guard state.pending > 0, state.suspended == nil,
+        let queue = haul_current_queue_labelled(Self.socketQueueLabel)
+      else { return }
+      haul_queue_suspend(queue)
+      state.suspended = queue
+    }
+  }
+
+  private func willCall() {
+    state.withLock { $0.pending += 1 }
+    pending.add(1, ordering: .relaxed)
+  }
+
+  private func didCall() {
+    let queue: UnsafeMutableRawPointer? = state.withLock { state in
+      state.pending -= 1
+      guard state.pending == 0 else { return nil }
+      defer { state.suspended = nil }
+      return state.suspended
+    }
+    pending.subtract(1, ordering: .relaxed)
+    if let queue { haul_queue_resume_and_release(queue) }
+  }
+}

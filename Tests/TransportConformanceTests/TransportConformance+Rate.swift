@@ -1,0 +1,50 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+/// Under `maxBytesPerSecond` the transport is paced as a whole, and pacing holds bytes, never
+/// the start or the cancel of an exchange.
+extension TransportConformance {
+  @Test(arguments: TransportKind.allCases)
+  func an_exchange_started_while_a_capped_body_streams_is_answered_before_that_body_ends(
+    _ kind: TransportKind
+  ) async throws {
+    try await withFaultServer { server in
+      // 48 MB under 4 MB/s: about 12 s, far longer than the small exchange needs.
+      let options = TransportOptions(maxBytesPerSecond: 4_000_000)
+      try await kind.withTransport(options) { transport in
+        try await withScratch { scratch in
+          let big = try FileTestSink(path: scratch.file("big.bin"))
+          let bigURL = server.dataURL("capped-big", size: 48_000_000, seed: 61)
+          let streaming = Task {
+            try await transport.perform(.download(bigURL, stallTimeout: 30), sink: big)
+          }
+          for _ in 0..<400 where big.bodyBytes < 1_000_000 {
+            try await Task.sleep(for: .milliseconds(25))
+          }
+          #expect(big.bodyBytes >= 1_000_000, "the capped body did not start")
+
+          let small = try FileTestSink(path: scratch.file("small.bin"))
+          let smallURL = server.dataURL("capped-small", size: 1_000, seed: 62)
+          let response = try await transport.perform(.download(smallURL), sink: small)
+          #expect(response.head.status == 200)
+          #expect(small.finish() == TestContent.sha256(seed: 62, count: 1_000))
+          #expect(big.bodyBytes < 48_000_000, "the small exchange waited for the big body")
+
+          streaming.cancel()
+          let error = await failure { () async throws(TransferError) in
+            do {
+              return try await streaming.value
+            } catch let error as TransferError {
+              throw error
+            } catch {
+              throw TransferError(.io, "\(error)")
+            }
+          }
+          #expect(error?.code == .cancelled, "\(String(describing: error))")
+        }
+      }
+    }
+  }
+}
