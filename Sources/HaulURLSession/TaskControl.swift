@@ -29,9 +29,10 @@ import Synchronization
 /// moment only. The queue is recognised by its label; should corelibs run the callback
 /// elsewhere, nothing is suspended and calls wait as before.
 ///
-/// Starts run in order on a serial queue of their own (which, unlike Swift's pool, always
-/// gets a thread). Each cancel runs on a thread of its own: it is rare (one per failed or
-/// cancelled exchange), and must not queue behind starts.
+/// Starts (and the answer to a declined challenge, which cancels its task) run in order on a
+/// serial queue of their own, which, unlike Swift's pool, always gets a thread. Each cancel
+/// runs on a thread of its own: it is rare (one per failed or cancelled exchange), and must
+/// not queue behind starts.
 final class TaskControl: Sendable {
   /// The label corelibs gives the queue of libcurl's socket sources.
   static let socketQueueLabel = "MultiHandle.isolation"
@@ -46,12 +47,13 @@ final class TaskControl: Sendable {
   private let state = Mutex(State())
   /// `state.pending`, readable without the lock on every body chunk.
   private let pending = Atomic(0)
-  private let starts = DispatchQueue(label: "haul.urlsession.start")
+  private let calls = DispatchQueue(label: "haul.urlsession.calls")
 
-  /// Runs `body`, which creates and resumes a task, on the start queue; returns at once.
-  func start(_ body: @escaping @Sendable () -> Void) {
+  /// Runs `body`, which waits for the work queue (creating and resuming a task, answering a
+  /// challenge), on the queue of such calls; returns at once.
+  func call(_ body: @escaping @Sendable () -> Void) {
     willCall()
-    starts.async { [self] in
+    calls.async { [self] in
       body()
       didCall()
     }

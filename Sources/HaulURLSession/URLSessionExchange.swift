@@ -35,7 +35,7 @@ final class URLSessionExchange: Sendable {
   }
 
   private struct State {
-    /// Set once created, on the start queue; `nil` before, or if the exchange stopped first.
+    /// Set once created (see `start`); `nil` before, or if the exchange stopped first.
     var task: URLSessionTask?
     var continuation: Continuation?
     var verdict: Verdict?
@@ -57,7 +57,7 @@ final class URLSessionExchange: Sendable {
     self.delegateQueue = delegateQueue
   }
 
-  /// Creates the task with `make` and resumes it, on the start queue (see `TaskControl`);
+  /// Creates the task with `make` and resumes it, away from the caller (see `TaskControl`);
   /// answers at once when the exchange was cancelled before it began, and with `make`'s
   /// error when it throws.
   func start(
@@ -73,7 +73,7 @@ final class URLSessionExchange: Sendable {
       continuation.resume(returning: early)
       return
     }
-    delegateQueue.control.start { [self] in
+    delegateQueue.control.call { [self] in
       // A stop before this point has queued the verdict, and no task is needed.
       guard !isStopped else { return }
       let task: URLSessionTask

@@ -69,6 +69,7 @@ public final class URLSessionTransport: Transport {
     queue.name = "haul.urlsession.delegate"
     delegateQueue = queue
     delegate = URLSessionTransportDelegate(
+      control: queue.control,
       rateLimiter: options.maxBytesPerSecond.map(URLSessionRateLimiter.init(bytesPerSecond:)))
     session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
   }

@@ -20,8 +20,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
   private let invalidation = Mutex<Invalidation>(Invalidation())
   /// Paces body chunks and upload progress to `--max-rate`, when one is set.
   private let rateLimiter: URLSessionRateLimiter?
+  /// Where calls that wait for corelibs' work queue go (see `TaskControl`).
+  private let control: TaskControl
 
-  init(rateLimiter: URLSessionRateLimiter? = nil) {
+  init(control: TaskControl, rateLimiter: URLSessionRateLimiter? = nil) {
+    self.control = control
     self.rateLimiter = rateLimiter
   }
 
@@ -90,8 +93,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
   /// corelibs raises a challenge for a 401 carrying `WWW-Authenticate`, after its body.
   /// haul handles credentials itself, so the challenge is declined and the 401 returned.
-  /// Declining makes corelibs call `URLSessionTask.cancel()`, which must not run on this
-  /// queue (see `BoundedOperationQueue`).
+  /// Declining makes corelibs call `URLSessionTask.cancel()`, which waits for the work
+  /// queue, so the answer goes through `TaskControl`: never on this queue (see
+  /// `BoundedOperationQueue`), nor on the threads Swift's executor shares.
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
     completionHandler:
@@ -99,7 +103,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
       Void
   ) {
     exchange(of: task)?.declineChallenge()
-    DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
+    control.call { completionHandler(.cancelAuthenticationChallenge, nil) }
   }
 
   func urlSession(
