@@ -50,7 +50,13 @@ public actor CommandTokenInterceptor: RequestInterceptor {
       task = refreshing
     } else {
       let command = command
-      task = Task.detached { Self.run(command) }
+      // The command blocks while it runs, so on a thread of its own: Swift's threads (one
+      // per core) would all be held by it on a 1-core machine, SIGINT's cancel with them.
+      task = Task.detached {
+        await withCheckedContinuation { continuation in
+          Thread { continuation.resume(returning: Self.run(command)) }.start()
+        }
+      }
       refreshing = task
     }
     let result = await task.value
