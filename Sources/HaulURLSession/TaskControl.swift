@@ -18,16 +18,18 @@ import Synchronization
 /// Why promptly: corelibs runs libcurl's socket sources on a serial queue that targets the
 /// work queue (`MultiHandle.isolation`). libdispatch drains such a queue until it is empty
 /// before the work queue runs anything else, and a socket that is never empty (a body
-/// arriving faster than libcurl reads it, one 16 KiB read per readiness event) keeps it from
-/// ever being empty: an endless body past its size was read for a minute (20 GB from a local
-/// server) before a cancel got its turn, and under `--max-rate` a task started beside a
-/// capped body got no turn until that body ended. So a waiting call asks for room: the next
-/// body chunk the session hands to the delegate queue (`BoundedOperationQueue.addOperation`,
-/// called on that socket queue's thread) suspends the socket queue, which ends its drain
-/// after the current event; the work queue runs the waiting call, and the socket queue is
-/// resumed once no call waits any longer. The session's other transfers pause for that
-/// moment only. The queue is recognised by its label; should corelibs run the callback
-/// elsewhere, nothing is suspended and calls wait as before.
+/// arriving faster than libcurl reads it; libcurl 7.88 makes up to 100 reads of 16 KiB per
+/// readiness event while the socket stays readable) keeps it from ever being empty: an
+/// endless body past its size was read for a minute (20 GB from a local server) before a
+/// cancel got its turn, and under `--max-rate` a task started beside a capped body got no
+/// turn until that body ended. So a waiting call asks for room: the next body chunk the
+/// session hands to the delegate queue (`BoundedOperationQueue.addOperation`, called on that
+/// socket queue's thread) suspends the socket queue, which ends its drain after the current
+/// event (under `--max-rate`, up to 100 paced chunks: a step of up to 1.6 MB at the cap's
+/// pace); the work queue runs the waiting call, and the socket queue is resumed once no call
+/// waits any longer. The session's other transfers pause for that moment only. The queue is
+/// recognised by its label; should corelibs run the callback elsewhere, nothing is suspended
+/// and calls wait as before.
 ///
 /// Starts (and the answer to a declined challenge, which cancels its task) run in order on a
 /// serial queue of their own, which, unlike Swift's pool, always gets a thread. Each cancel
