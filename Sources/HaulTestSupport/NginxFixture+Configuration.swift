@@ -70,6 +70,9 @@ extension NginxFixture {
             create_full_put_path on;
             client_max_body_size 0;
           }
+          location /echo {
+            return 200 "ua=$http_user_agent range=$http_range if-range=$http_if_range x-test=$http_x_test accept-encoding=$http_accept_encoding accept=$http_accept\\n";
+          }
       \(redirects)
         }
       \(tlsServer)

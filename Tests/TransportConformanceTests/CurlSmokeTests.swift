@@ -1,18 +1,19 @@
 import Foundation
 import HaulCore
 import HaulCurl
+import HaulTestSupport
 import Testing
 
-/// A quick check of `CurlTransport` against a real nginx started on 127.0.0.1 for each test:
-/// download with digest, 404 discarded, PUT upload, request headers, `--max-rate`,
-/// cancellation. The full
-/// conformance suite runs every case through both transports; this one stays small.
+/// A quick check of `CurlTransport` against a real nginx (`NginxFixture`) started on
+/// 127.0.0.1 for each test: download with digest, 404 discarded, PUT upload, request headers,
+/// `--max-rate`, cancellation. The full conformance suite runs every case through both
+/// transports; this one stays small.
 @Suite("CurlTransport smoke")
 struct CurlSmokeTests {
   @Test func download_streams_every_byte_to_the_sink() async throws {
     try await withSmokeServer { server, transport in
       let bytes = (0..<(3 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 ^ ($0 >> 11)) }
-      try Data(bytes).write(to: server.root.appendingPathComponent("blob"))
+      try server.write(bytes, at: "blob")
 
       let sink = CollectingSink()
       let response = try await transport.perform(
@@ -40,20 +41,21 @@ struct CurlSmokeTests {
   @Test func put_uploads_the_file_as_is() async throws {
     try await withSmokeServer { server, transport in
       let bytes = (0..<(700 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-      let source = server.root.appendingPathComponent("source")
-      try Data(bytes).write(to: source)
+      try server.write(bytes, at: "source")
+      let source = URL(fileURLWithPath: server.root).appendingPathComponent("source")
 
       let sink = CollectingSink()
       let response = try await transport.perform(
         TransferRequest(
-          url: server.url("/up/copy"), method: "PUT",
+          url: server.url("/upload/copy"), method: "PUT",
           body: RequestBody(path: source.path, length: Int64(bytes.count))),
         sink: sink)
 
       #expect(response.head.status == 201)
       #expect(response.sentBytes == Int64(bytes.count))
       #expect(sink.lastSent == Int64(bytes.count))
-      let stored = try Data(contentsOf: server.root.appendingPathComponent("up/copy"))
+      let stored = try Data(
+        contentsOf: URL(fileURLWithPath: server.root).appendingPathComponent("upload/copy"))
       #expect(stored == Data(bytes))
     }
   }
@@ -78,7 +80,7 @@ struct CurlSmokeTests {
     try await withSmokeServer(options: TransportOptions(maxBytesPerSecond: 256 * 1024)) {
       server, transport in
       let bytes = (0..<(1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
-      try Data(bytes).write(to: server.root.appendingPathComponent("capped"))
+      try server.write(bytes, at: "capped")
 
       let sink = CollectingSink()
       let clock = ContinuousClock()
@@ -95,7 +97,8 @@ struct CurlSmokeTests {
 
   @Test func cancelling_the_task_stops_a_slow_transfer_promptly() async throws {
     try await withSmokeServer { server, transport in
-      try Data(count: 4 * 1024 * 1024).write(to: server.root.appendingPathComponent("big"))
+      // Served at 1 MB/s (`/slow/`), so 4 MiB are far from done when the cancel comes.
+      try server.write([UInt8](repeating: 0, count: 4 * 1024 * 1024), at: "slow/big")
       let sink = CollectingSink()
       let task = Task { () async -> Result<TransferResponse, TransferError> in
         do throws(TransferError) {
@@ -118,19 +121,28 @@ struct CurlSmokeTests {
 /// Runs `body` with a fresh nginx and transport, and always shuts both down.
 private func withSmokeServer(
   options: TransportOptions = TransportOptions(),
-  _ body: (SmokeServer, CurlTransport) async throws -> Void
+  _ body: (NginxFixture, CurlTransport) async throws -> Void
 ) async throws {
-  let server = try SmokeServer()
-  let transport = CurlTransport(options: options)
-  do {
-    try await body(server, transport)
-  } catch {
+  try await NginxFixture.with { server in
+    let transport = CurlTransport(options: options)
+    do {
+      try await body(server, transport)
+    } catch {
+      await transport.shutdown()
+      throw error
+    }
     await transport.shutdown()
-    server.stop()
-    throw error
   }
-  await transport.shutdown()
-  server.stop()
+}
+
+extension NginxFixture {
+  /// Writes `bytes` as the file at `relativePath` under the served root.
+  fileprivate func write(_ bytes: [UInt8], at relativePath: String) throws {
+    let url = URL(fileURLWithPath: root).appendingPathComponent(relativePath)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(bytes).write(to: url)
+  }
 }
 
 /// A sink that hashes the body and keeps a small prefix of it for inspection.
@@ -164,108 +176,4 @@ private final class CollectingSink: ResponseSink, @unchecked Sendable {
 
   func digest() -> String { hasher.finalize() }
   func text() -> String { String(decoding: prefix, as: UTF8.self) }
-}
-
-/// An nginx serving a temporary folder on a free 127.0.0.1 port, with a PUT folder (`/up/`),
-/// a rate-limited view (`/slow/`) and `/echo`, which answers with the request's headers.
-private struct SmokeServer {
-  let root: URL
-  let port: Int
-  private let process: Process
-
-  init() throws {
-    root = FileManager.default.temporaryDirectory
-      .appendingPathComponent("haul-curl-smoke-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(
-      at: root.appendingPathComponent("up"), withIntermediateDirectories: true)
-    try FileManager.default.createDirectory(
-      at: root.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-    port = try Self.freePort()
-    let config = """
-      daemon off;
-      \(geteuid() == 0 ? "user root;" : "")
-      worker_processes 1;
-      pid \(root.path)/nginx.pid;
-      error_log \(root.path)/error.log;
-      events { worker_connections 64; }
-      http {
-        access_log off;
-        client_body_temp_path \(root.path)/tmp;
-        proxy_temp_path \(root.path)/tmp;
-        fastcgi_temp_path \(root.path)/tmp;
-        uwsgi_temp_path \(root.path)/tmp;
-        scgi_temp_path \(root.path)/tmp;
-        server {
-          listen 127.0.0.1:\(port);
-          root \(root.path);
-          client_max_body_size 0;
-          location /up/ { dav_methods PUT; }
-          location /slow/ { alias \(root.path)/; limit_rate 8k; }
-          location /echo {
-            return 200 "ua=$http_user_agent range=$http_range if-range=$http_if_range x-test=$http_x_test accept-encoding=$http_accept_encoding accept=$http_accept\\n";
-          }
-        }
-      }
-      """
-    let configPath = root.appendingPathComponent("nginx.conf")
-    try config.write(to: configPath, atomically: true, encoding: .utf8)
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-    process.arguments = ["-c", configPath.path, "-p", root.path]
-    try process.run()
-    try Self.waitUntilListening(port: port, process: process)
-  }
-
-  func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
-
-  func stop() {
-    process.terminate()
-    process.waitUntilExit()
-    try? FileManager.default.removeItem(at: root)
-  }
-
-  /// A port the kernel just handed out for 127.0.0.1, free again once this returns.
-  private static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback(port: 0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else { throw SmokeServerError.noFreePort }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  private static func waitUntilListening(port: Int, process: Process) throws {
-    for _ in 0..<200 {
-      guard process.isRunning else { throw SmokeServerError.nginxExited }
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var address = loopback(port: port)
-      let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-        }
-      }
-      close(fd)
-      if connected { return }
-      usleep(25_000)
-    }
-    throw SmokeServerError.nginxExited
-  }
-
-  private static func loopback(port: Int) -> sockaddr_in {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return address
-  }
-}
-
-private enum SmokeServerError: Error {
-  case noFreePort
-  case nginxExited
 }
