@@ -169,7 +169,7 @@ import Testing
     #expect(try RawHTTP.request("GET", "/echo", port: port).status == 200)
   }
 
-  @Test func counts_requests_in_flight_per_prefix() throws {
+  @Test func counts_requests_in_flight_per_prefix() async throws {
     let server = try FaultServer.started()
     defer { server.stop() }
     let port = server.port
@@ -184,7 +184,7 @@ import Testing
         done.leave()
       }.start()
     }
-    done.wait()
+    try await onOwnThread { done.wait() }
     #expect(counts.withLock { $0 } == [300, 300, 300])
     #expect(server.maxInFlight(pathPrefix: "/data/fl-") == 3)
     #expect(server.maxInFlight(pathPrefix: "/data/other") == 0)

@@ -36,10 +36,10 @@ import Testing
     }
   }
 
-  @Test func stop_ends_nginx_and_removes_its_directory() throws {
-    let nginx = try NginxFixture.start()
+  @Test func stop_ends_nginx_and_removes_its_directory() async throws {
+    let nginx = try await onOwnThread { try NginxFixture.start() }
     let port = nginx.port
-    nginx.stop()
+    try await onOwnThread { nginx.stop() }
     #expect(!FileManager.default.fileExists(atPath: nginx.directory.path))
     #expect(throws: RawHTTP.Failure.self) { try RawHTTP.request("GET", "/", port: port) }
   }
