@@ -56,7 +56,7 @@ extension CurlExchange {
     }
 
     let method = request.method.uppercased()
-    check(easy.set(CURLOPT_URL, request.url.absoluteString))
+    check(easy.setURL(request.url.absoluteString))
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
     check(easy.set(CURLOPT_HEADERDATA, pointer: context))
     check(easy.set(CURLOPT_WRITEDATA, pointer: context))
