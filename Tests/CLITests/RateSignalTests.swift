@@ -49,7 +49,7 @@ struct RateSignalTests {
     running.send(SIGINT)
     let started = Date()
     let result = try await running.finish(timeout: 30)
-    let elapsed = Date().timeIntervalSince(started)
+    let elapsed = result.ended.timeIntervalSince(started)
 
     #expect(result.status == 130, "\(result.stderr)")
     #expect(elapsed < 5, "exit took \(elapsed) s")
