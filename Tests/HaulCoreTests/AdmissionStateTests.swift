@@ -35,13 +35,36 @@ struct AdmissionStateTests {
     #expect(state.running == 0)
   }
 
-  @Test func a_withdrawn_waiter_is_never_admitted() {
+  @Test func cancelling_withdraws_every_waiter_so_none_is_admitted_later() {
     var state = AdmissionState<String>(limit: 1, perHost: 1)
     #expect(state.request(id: 1, host: "a", now: 0) == true)
     #expect(state.request(id: 2, host: "a", now: 0) == false)
-    #expect(state.withdraw(id: 2) == true)
+    #expect(state.request(id: 3, host: "b", now: 0) == false)
+    #expect(Set(state.withdrawAll()) == [2, 3])
+    #expect(state.waitingCount == 0)
     #expect(state.release(host: "a", now: 0) == [])
-    #expect(state.withdraw(id: 2) == false)
+  }
+
+  @Test func a_host_that_multiplexes_takes_streams_up_to_its_connections_worth() {
+    var state = AdmissionState<String>(limit: 64, perHost: 2)
+    state.streamsPerConnection = 10
+    for id in 1...2 { #expect(state.request(id: id, host: "h2", now: 0) == true) }
+    for id in 3...30 { #expect(state.request(id: id, host: "h2", now: 0) == false) }
+    #expect(state.ceiling(for: "h2") == 2)
+    #expect(state.markMultiplexed(host: "h2") == true)
+    #expect(state.markMultiplexed(host: "h2") == false)
+    #expect(state.ceiling(for: "h2") == 20)
+    #expect(state.admitWaiting(now: 0) == Array(3...20))
+    #expect(state.runningPerHost["h2"] == 20)
+    // A throttle halves the stream limit, and it grows back to the stream ceiling.
+    state.throttled(host: "h2", retryAfter: nil, now: 0)
+    #expect(state.limit(for: "h2") == 10)
+    _ = state.admitWaiting(now: 100)
+    #expect(state.limit(for: "h2") == 20)
+    // Another host keeps the connection ceiling.
+    #expect(state.request(id: 31, host: "h1", now: 100) == true)
+    #expect(state.request(id: 32, host: "h1", now: 100) == true)
+    #expect(state.request(id: 33, host: "h1", now: 100) == false)
   }
 
   @Test func a_throttle_halves_the_host_limit_and_holds_it_until_retry_after() {

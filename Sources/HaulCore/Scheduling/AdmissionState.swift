@@ -7,6 +7,11 @@
 /// grows back by one after each 10 s without such an answer, up to `perHost`. And a host
 /// that is down (see `Scheduler`'s connectivity wait) gets nothing new until it is back.
 ///
+/// A host that multiplexes (HTTP/2: each transfer a stream of a shared connection) has a
+/// ceiling of `perHost` connections' worth of streams instead: there `perHost` bounds the
+/// connections, which is what costs a server, and the transport opens a further connection
+/// only when one carries `streamsPerConnection` streams.
+///
 /// Hosts are whatever names them to the caller (`RunState` numbers them, so a slot costs
 /// no string hashing). A value type with no clock and no I/O: time comes in as `now`
 /// (seconds on any monotonic scale). `RunState` owns one and carries out what it returns.
@@ -14,8 +19,11 @@
 package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   /// The most transfers in flight overall.
   package var limit: Int
-  /// The ceiling of every host's limit.
+  /// The ceiling of every host's limit; for a host that multiplexes, of its connections.
   package var perHost: Int
+  /// The streams one connection carries to a host that multiplexes: libcurl's default
+  /// `CURLMOPT_MAX_CONCURRENT_STREAMS` (servers commonly allow 100 to 128).
+  package var streamsPerConnection = 100
   /// Seconds without a 429/503 after which a reduced host limit grows by one.
   package var regrowInterval: Double = 10
   package private(set) var running = 0
@@ -35,6 +43,7 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   private var reduced: [Host: (limit: Int, since: Double)] = [:]
   private var blockedUntil: [Host: Double] = [:]
   private var down: Set<Host> = []
+  private var multiplexed: Set<Host> = []
 
   private struct Candidate: Comparable, Sendable {
     var arrival: Int
@@ -64,13 +73,6 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
       }
     }
 
-    /// Removes the item for `id`; returns whether it was there.
-    mutating func remove(id: Int) -> Bool {
-      guard let index = items[head...].firstIndex(where: { $0.id == id }) else { return false }
-      items.remove(at: index)
-      return true
-    }
-
     var ids: [Int] { items[head...].map(\.id) }
   }
 
@@ -80,7 +82,19 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   }
 
   /// The current limit for `host`.
-  package func limit(for host: Host) -> Int { reduced[host]?.limit ?? perHost }
+  package func limit(for host: Host) -> Int { reduced[host]?.limit ?? ceiling(for: host) }
+
+  /// The most transfers to `host` at once: `perHost`, or as many streams for a host that
+  /// multiplexes.
+  package func ceiling(for host: Host) -> Int {
+    multiplexed.contains(host) ? perHost * streamsPerConnection : perHost
+  }
+
+  /// `host` multiplexes: its ceiling counts streams from now on. Returns whether that is
+  /// news (then `admitWaiting` admits what its new room allows).
+  package mutating func markMultiplexed(host: Host) -> Bool {
+    multiplexed.insert(host).inserted
+  }
 
   /// Asks for a slot for transfer `id` to `host`: `true` when it may start now; otherwise it
   /// waits and a later `release`, `admitWaiting` or `markUp` returns it.
@@ -126,7 +140,7 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
       candidates.pop()
       guard let next = queues[candidate.host]?.first else { continue }
       guard next.arrival == candidate.arrival else {
-        // A withdrawn transfer was first: list the host again with its current first.
+        // A stale listing: list the host again with its current first.
         candidates.push(Candidate(arrival: next.arrival, host: candidate.host))
         continue
       }
@@ -163,16 +177,6 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
     for host in queues.keys { list(host) }
   }
 
-  /// Takes transfer `id` out of the queue. Returns whether it was waiting.
-  package mutating func withdraw(id: Int) -> Bool {
-    for (host, var queue) in queues where queue.remove(id: id) {
-      waitingCount -= 1
-      queues[host] = queue.isEmpty ? nil : queue
-      return true
-    }
-    return false
-  }
-
   /// Removes every waiting transfer and returns them (the run was cancelled).
   package mutating func withdrawAll() -> [Int] {
     defer {
@@ -193,9 +197,6 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
 
   /// `host` stopped answering: start nothing new there until `markUp`.
   package mutating func markDown(host: Host) { down.insert(host) }
-
-  /// Whether `host` is down.
-  package func isDown(_ host: Host) -> Bool { down.contains(host) }
 
   /// `host` answers again; returns the waiting transfers that may start now.
   package mutating func markUp(host: Host, now: Double) -> [Int] {
@@ -228,7 +229,8 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
     for (host, step) in reduced where now - step.since >= regrowInterval {
       let steps = Int((now - step.since) / regrowInterval)
       let grown = step.limit + steps
-      reduced[host] = grown >= perHost ? nil : (grown, step.since + Double(steps) * regrowInterval)
+      reduced[host] =
+        grown >= ceiling(for: host) ? nil : (grown, step.since + Double(steps) * regrowInterval)
       changed = true
     }
     for (host, until) in blockedUntil where until <= now {

@@ -1,53 +1,37 @@
 import Foundation
 import Synchronization
 
-/// The shared state of one run: its slots (`AdmissionState`, and who waits for each), its
-/// tally, and the transfers in flight. The scheduler's tasks and a transport's engine thread
-/// use it alike, each step under one lock held for a few instructions, so an entry the
-/// engine carries costs no thread hop here; continuations are resumed after the lock is
-/// left.
+/// The shared state of one run, behind one lock: the decisions (`RunStateMachine`: slots,
+/// politeness, the feeder's pauses, draining, cancelling, `-j auto`) and the bookkeeping
+/// around them (host numbers, the transfers in flight, the tasks to cancel, ended jobs).
+/// The scheduler's tasks and a transport's engine thread use it alike, each step under the
+/// lock for a few instructions, so an entry the engine carries costs no thread hop here.
 ///
-/// It holds no behaviour of its own beyond bookkeeping: the admitted jobs its methods
-/// return are started by the caller (`EntryRunner.dispatch`).
+/// What the machine decides is carried out here after the lock is left: continuations are
+/// resumed, timers armed; the admitted jobs are returned to the caller, who starts them
+/// (`EntryRunner.dispatch`).
 final class RunState: Sendable {
-  /// Who waits for a ticket's slot.
-  private enum Holder {
-    /// An entry not started yet: admitted, it starts its first attempt.
-    case job(EntryJob)
-    /// A task waiting to make a further attempt.
-    case waiter(CheckedContinuation<Bool, Never>)
-  }
+  private typealias Machine = RunStateMachine<
+    EntryJob, CheckedContinuation<Bool, Never>, CheckedContinuation<Void, Never>
+  >
 
   private struct State {
-    var admission: AdmissionState<Int>
+    var machine: Machine
     /// Each host's number, given the first time it is named.
     var hostIDs: [String: Int] = [:]
     /// Each spelling of a scheme and authority seen in a URL (`hostID(of:)`), with its
     /// host's number.
     var spellings: [Substring: Int] = [:]
-    var holders: [Int: Holder] = [:]
-    var nextTicket = 0
-    /// Hosts that answered in this run (a later refusal is an outage, not the entry's).
-    var contacted: Set<Int> = []
-    /// When a timer will next look at held or reduced hosts.
-    var wakeAt: Double?
-    var cancelled = false
-    var tally = RunTally()
     /// The transfers in flight, and whether the manifest gives each one's size.
     var active: [Int: (info: EntryInfo, counter: ProgressCounter, sizeInManifest: Bool)] = [:]
-    /// Entries handed to the run that have not ended.
-    var live = 0
-    /// The feeder, waiting for room (`FeederPause` says which).
-    var feeder: (continuation: CheckedContinuation<Void, Never>, pause: FeederPause)?
-    /// The scheduler, waiting for the last entry to end once feeding is done.
-    var drained: CheckedContinuation<Void, Never>?
-    var feedingDone = false
     /// The tasks running entries' slow paths, to cancel them with the run.
     var tasks: [Int: Task<Void, Never>] = [:]
     /// Tasks that ended before they were registered.
     var endedTasks: Set<Int> = []
     /// Jobs that ended, for the feeder to drop (see `takeRetired`).
     var retired: [EntryJob] = []
+    /// Starts the jobs a timer admitted; set by the runner, cleared when the run ends.
+    var dispatcher: (@Sendable ([EntryJob]) -> Void)?
 
     mutating func id(of host: String) -> Int {
       if let id = hostIDs[host] { return id }
@@ -55,43 +39,32 @@ final class RunState: Sendable {
       hostIDs[host] = id
       return id
     }
-  }
 
-  /// Why the feeder waits, and so what wakes it.
-  private enum FeederPause {
-    /// `lookahead` entries are alive: it reads on once half of them have ended.
-    case lookaheadFull
-    /// `readyTarget` entries wait and every slot is taken, so an entry read now could only
-    /// wait too: it reads on once half of them are left, or a slot is free that the
-    /// waiting entries cannot take (their hosts are full or held).
-    case enoughReady
+    /// Bytes moved so far: by the entries that ended and the transfers in flight.
+    var bytesMoved: Int64 {
+      active.values.reduce(machine.tally.bytes) { $0 + $1.counter.moved }
+    }
   }
 
   private let state: Mutex<State>
-  /// The most entries alive at once (running, waiting for a slot or for a retry): how far
-  /// ahead of the transfers the manifest is read, so that one slow host's waiting entries
-  /// leave room for other hosts' (bounded, so memory stays flat in the manifest's length).
-  let lookahead: Int
-  /// How many entries may wait for a slot while every slot is taken before the feeder
-  /// pauses. Why: reading further then only queues entries, whose memory costs page faults
-  /// and helps no transfer; the lookahead is read only where it can help, when a slot is
-  /// free that the waiting entries' hosts cannot take.
-  let readyTarget: Int
   private let started = ContinuousClock.now
-  private let retryAfterCap: Double
-  /// Starts the jobs a timer admitted; set by the runner, cleared when the run ends.
-  private let dispatcher = Mutex<(@Sendable ([EntryJob]) -> Void)?>(nil)
 
-  init(concurrency: Int, perHost: Int, retryAfterCap: Double) {
-    state = Mutex(State(admission: AdmissionState(limit: concurrency, perHost: perHost)))
-    lookahead = max(4096, concurrency * 16)
-    readyTarget = max(64, concurrency * 16)
-    self.retryAfterCap = retryAfterCap
+  /// - Parameter controller: chooses the global limit (`-j auto`), with `concurrency` its
+  ///   ceiling; `nil` keeps `concurrency` fixed.
+  init(
+    concurrency: Int, perHost: Int, retryAfterCap: Double,
+    controller: ConcurrencyController? = nil
+  ) {
+    state = Mutex(
+      State(
+        machine: Machine(
+          concurrency: concurrency, perHost: perHost, retryAfterCap: retryAfterCap,
+          controller: controller)))
   }
 
   /// Sets (or, with `nil` at the end of the run, clears) what starts jobs a timer admits.
   func setDispatcher(_ dispatch: (@Sendable ([EntryJob]) -> Void)?) {
-    dispatcher.withLock { $0 = dispatch }
+    state.withLock { $0.dispatcher = dispatch }
   }
 
   /// Seconds since the run started: the clock of `AdmissionState`.
@@ -149,63 +122,27 @@ final class RunState: Sendable {
   /// Hands `job` to the run, which counts it alive until `end` records it.
   func submit(_ job: EntryJob) -> Submission {
     let now = self.now
-    return state.withLock { state in
-      state.live += 1
-      guard !state.cancelled else { return .cancelled }
-      state.nextTicket += 1
-      let ticket = state.nextTicket
-      if state.admission.request(id: ticket, host: job.hostID, now: now) { return .started }
-      state.holders[ticket] = .job(job)
-      scheduleWake(&state, now: now)
+    let submission = state.withLock { $0.machine.submit(job, host: job.hostID, now: now) }
+    switch submission {
+    case .started: return .started
+    case .cancelled: return .cancelled
+    case .waiting(let wakeAt):
+      arm(wakeAt)
       return .waiting
     }
   }
 
-  /// Whether the feeder should read another entry now (see `FeederPause`).
-  var hasRoom: Bool { state.withLock { pause(for: $0) == nil } }
-
-  /// Why the feeder should wait now, if it should.
-  private func pause(for state: State) -> FeederPause? {
-    if state.live >= lookahead { return .lookaheadFull }
-    if state.admission.waitingCount >= readyTarget,
-      state.admission.running >= state.admission.limit
-    {
-      return .enoughReady
-    }
-    return nil
-  }
-
-  /// Takes the waiting feeder out of `state` when what it waits for has come, for the
-  /// caller to resume after leaving the lock.
-  private func feederToWake(_ state: inout State) -> CheckedContinuation<Void, Never>? {
-    guard let (continuation, pause) = state.feeder else { return nil }
-    let wake: Bool
-    switch pause {
-    case .lookaheadFull:
-      wake = state.live <= lookahead / 2
-    case .enoughReady:
-      wake =
-        state.admission.waitingCount <= readyTarget / 2
-        || state.admission.running < state.admission.limit
-    }
-    guard wake else { return nil }
-    state.feeder = nil
-    return continuation
-  }
+  /// Whether the feeder should read another entry now.
+  var hasRoom: Bool { state.withLock { $0.machine.hasRoom } }
 
   /// Waits for a slot to `host` for a further attempt; `false` when the run was cancelled.
   func acquireSlot(host: Int) async -> Bool {
     let now = self.now
     return await withCheckedContinuation { continuation in
-      let admitted: Bool? = state.withLock { state in
-        guard !state.cancelled else { return false }
-        state.nextTicket += 1
-        let ticket = state.nextTicket
-        if state.admission.request(id: ticket, host: host, now: now) { return true }
-        state.holders[ticket] = .waiter(continuation)
-        scheduleWake(&state, now: now)
-        return nil
+      let (admitted, wakeAt) = state.withLock {
+        $0.machine.acquire(continuation, host: host, now: now)
       }
+      arm(wakeAt)
       if let admitted { continuation.resume(returning: admitted) }
     }
   }
@@ -214,70 +151,64 @@ final class RunState: Sendable {
   /// returns the entries that may start now.
   func release(host: Int, status: Int?, retryAfter: Double?, answered: Bool) -> [EntryJob] {
     let now = self.now
-    return admit {
-      if answered || status != nil { $0.contacted.insert(host) }
-      if status == 429 || status == 503 {
-        let hold = retryAfter.map { min($0, retryAfterCap) }
-        $0.admission.throttled(host: host, retryAfter: hold, now: now)
-      }
-      return $0.admission.release(host: host, now: now)
+    return carryOut {
+      $0.machine.release(
+        host: host, status: status, retryAfter: retryAfter, answered: answered, now: now)
     }
+  }
+
+  /// Notes that `host` multiplexes (it answered over HTTP/2); returns the entries its
+  /// larger limit lets start now.
+  func noteMultiplexed(host: Int) -> [EntryJob] {
+    let now = self.now
+    return carryOut { $0.machine.multiplexes(host: host, now: now) }
   }
 
   /// Admits what time made room for (a hold ended, a limit grew).
   func admitWaiting(after wake: Double) -> [EntryJob] {
     let now = self.now
-    return admit {
-      if $0.wakeAt == wake { $0.wakeAt = nil }
-      return $0.admission.admitWaiting(now: now)
-    }
+    return carryOut { $0.machine.admitWaiting(after: wake, now: now) }
   }
+
+  /// Lets `-j auto` look at the run; returns the entries a grown limit lets start.
+  func tune() -> [EntryJob] {
+    let now = self.now
+    return carryOut { $0.machine.tune(bytes: $0.bytesMoved, now: now) }
+  }
+
+  /// Transfers allowed in flight now (`-j`, or what `-j auto` chose).
+  var limit: Int { state.withLock { $0.machine.limit } }
 
   /// Whether `host` answered earlier in this run.
   func wasContacted(_ host: String) -> Bool {
-    state.withLock { $0.contacted.contains($0.id(of: host)) }
+    state.withLock { $0.machine.wasContacted($0.id(of: host)) }
   }
 
-  func markDown(host: String) { state.withLock { $0.admission.markDown(host: $0.id(of: host)) } }
+  func markDown(host: String) { state.withLock { $0.machine.markDown(host: $0.id(of: host)) } }
 
   func markUp(host: String) -> [EntryJob] {
     let now = self.now
-    return admit { $0.admission.markUp(host: $0.id(of: host), now: now) }
+    return carryOut { $0.machine.markUp(host: $0.id(of: host), now: now) }
   }
 
-  /// Carries out `change`, which returns the tickets it admitted; resumes the admitted
-  /// waiters (after leaving the lock) and returns the admitted jobs for the caller to start.
-  private func admit(_ change: (inout State) -> [Int]) -> [EntryJob] {
-    var jobs: [EntryJob] = []
-    var waiters: [CheckedContinuation<Bool, Never>] = []
-    let now = self.now
-    let feeder = state.withLock { state in
-      for ticket in change(&state) {
-        switch state.holders.removeValue(forKey: ticket) {
-        case .job(let job)?: jobs.append(job)
-        case .waiter(let waiter)?: waiters.append(waiter)
-        case nil: break
-        }
-      }
-      scheduleWake(&state, now: now)
-      return feederToWake(&state)
-    }
-    for waiter in waiters { waiter.resume(returning: true) }
-    feeder?.resume()
-    return jobs
+  /// Carries out a change of the slots: resumes the admitted waiters and the feeder (after
+  /// leaving the lock), arms a timer if one is due, and returns the admitted jobs for the
+  /// caller to start.
+  private func carryOut(_ change: (inout State) -> Machine.Admitted) -> [EntryJob] {
+    let admitted = state.withLock { change(&$0) }
+    for waiter in admitted.waiters { waiter.resume(returning: true) }
+    admitted.feeder?.resume()
+    arm(admitted.wakeAt)
+    return admitted.jobs
   }
 
-  /// Makes sure a timer looks again when a hold on a host expires or a limit grows, while
-  /// anything waits for it. Called under the lock; the timer is a task of its own.
-  private func scheduleWake(_ state: inout State, now: Double) {
-    guard state.admission.waitingCount > 0, let at = state.admission.nextChange(now: now)
-    else { return }
-    if let wakeAt = state.wakeAt, wakeAt <= at, wakeAt > now { return }
-    state.wakeAt = at
+  /// Starts a timer that admits what waits for `at` (a hold ends, a limit grows).
+  private func arm(_ at: Double?) {
+    guard let at else { return }
     Task { [self] in
       try? await Task.sleep(for: .seconds(max(0, at - self.now) + 0.001))
       let admitted = admitWaiting(after: at)
-      dispatcher.withLock { $0 }?(admitted)
+      state.withLock { $0.dispatcher }?(admitted)
     }
   }
 
@@ -297,26 +228,17 @@ final class RunState: Sendable {
 
   /// Records several entries' ends in one step.
   func end<Endings: Collection<EntryRunner.Ending>>(_ endings: Endings) {
-    var resume: [CheckedContinuation<Void, Never>] = []
-    state.withLock { state in
+    let wakes = state.withLock { state in
       for ending in endings {
         if let id = ending.activeID { state.active[id] = nil }
         if let job = ending.retired { state.retired.append(job) }
-        state.tally.completedBytes += ending.completedBytes
-        if !ending.sizeInManifest {
-          state.tally.learnedBytes += ending.completedBytes
-          state.tally.learnedEntries += 1
-        }
-        state.tally.add(ending.outcome)
+        state.machine.record(
+          ending.outcome, completedBytes: ending.completedBytes,
+          sizeInManifest: ending.sizeInManifest)
       }
-      state.live -= endings.count
-      if let feeder = feederToWake(&state) { resume.append(feeder) }
-      if state.live == 0, state.feedingDone, let drained = state.drained {
-        state.drained = nil
-        resume.append(drained)
-      }
+      return state.machine.ended(count: endings.count)
     }
-    for continuation in resume { continuation.resume() }
+    for wake in wakes { wake.resume() }
   }
 
   /// The jobs that ended since the last call, for the feeder to drop on its own thread.
@@ -338,19 +260,14 @@ final class RunState: Sendable {
 
   /// Counts an entry that ended before it was handed to the run (skipped, refused).
   func endUnsubmitted(_ endings: [EntryRunner.Ending]) {
-    state.withLock { $0.live += endings.count }
+    state.withLock { $0.machine.arrivedEnded(count: endings.count) }
     end(endings)
   }
 
-  /// Waits while the feeder should not read on (see `FeederPause`; called by the feeder
-  /// between entries).
+  /// Waits while the feeder should not read on (called by the feeder between entries).
   func waitForRoom() async {
     await withCheckedContinuation { continuation in
-      let waits = state.withLock { state in
-        guard !state.cancelled, let pause = pause(for: state) else { return false }
-        state.feeder = (continuation, pause)
-        return true
-      }
+      let waits = state.withLock { $0.machine.feederWaits(continuation) }
       if !waits { continuation.resume() }
     }
   }
@@ -358,12 +275,7 @@ final class RunState: Sendable {
   /// Waits until every entry handed to the run has ended; call once, after the last.
   func waitUntilDrained() async {
     await withCheckedContinuation { continuation in
-      let done = state.withLock { state in
-        state.feedingDone = true
-        guard state.live > 0 else { return true }
-        state.drained = continuation
-        return false
-      }
+      let done = state.withLock { $0.machine.drain(continuation) }
       if done { continuation.resume() }
     }
   }
@@ -375,7 +287,7 @@ final class RunState: Sendable {
     let cancelNow = state.withLock { state in
       if state.endedTasks.remove(id) != nil { return false }
       state.tasks[id] = task
-      return state.cancelled
+      return state.machine.cancelled
     }
     if cancelNow { task.cancel() }
   }
@@ -387,33 +299,19 @@ final class RunState: Sendable {
     }
   }
 
-  var isCancelled: Bool { state.withLock { $0.cancelled } }
+  var isCancelled: Bool { state.withLock { $0.machine.cancelled } }
 
   /// Marks the run cancelled; returns the entries that never started (to be recorded as
   /// cancelled) after cancelling every task and releasing every waiter.
   func cancel() -> [EntryJob] {
-    var jobs: [EntryJob] = []
-    var waiters: [CheckedContinuation<Bool, Never>] = []
-    var tasks: [Task<Void, Never>] = []
-    var feeder: CheckedContinuation<Void, Never>?
-    state.withLock { state in
-      guard !state.cancelled else { return }
-      state.cancelled = true
-      for ticket in state.admission.withdrawAll() {
-        switch state.holders.removeValue(forKey: ticket) {
-        case .job(let job)?: jobs.append(job)
-        case .waiter(let waiter)?: waiters.append(waiter)
-        case nil: break
-        }
-      }
-      tasks = Array(state.tasks.values)
-      feeder = state.feeder?.continuation
-      state.feeder = nil
+    let (cancellation, tasks) = state.withLock { state in
+      (state.machine.cancel(), state.machine.cancelled ? Array(state.tasks.values) : [])
     }
-    for waiter in waiters { waiter.resume(returning: false) }
+    guard let cancellation else { return [] }
+    for waiter in cancellation.waiters { waiter.resume(returning: false) }
     for task in tasks { task.cancel() }
-    feeder?.resume()
-    return jobs
+    cancellation.feeder?.resume()
+    return cancellation.jobs
   }
 
   // MARK: Progress
@@ -423,8 +321,9 @@ final class RunState: Sendable {
     return state.withLock { state in
       var inFlight: Int64 = 0
       var present: Int64 = 0
-      var learnedBytes = state.tally.learnedBytes
-      var learnedEntries = state.tally.learnedEntries
+      let tally = state.machine.tally
+      var learnedBytes = tally.learnedBytes
+      var learnedEntries = tally.learnedEntries
       let list = state.active.sorted { $0.key < $1.key }.map { _, value in
         inFlight += value.counter.moved
         present += value.counter.present
@@ -437,10 +336,10 @@ final class RunState: Sendable {
         return ProgressSnapshot.Active(entry: entry, bytes: value.counter.present)
       }
       return ProgressSnapshot(
-        finished: state.tally.total, failed: state.tally.failed,
-        total: max(expectedTotal ?? 0, state.tally.total + state.active.count),
-        bytes: state.tally.bytes + inFlight, expectedBytes: expectedBytes, active: list,
-        elapsed: elapsed, completedBytes: state.tally.completedBytes + present,
+        finished: tally.total, failed: tally.failed,
+        total: max(expectedTotal ?? 0, tally.total + state.active.count),
+        bytes: tally.bytes + inFlight, expectedBytes: expectedBytes, active: list,
+        elapsed: elapsed, completedBytes: tally.completedBytes + present,
         learnedBytes: learnedBytes, learnedEntries: learnedEntries)
     }
   }
@@ -448,7 +347,8 @@ final class RunState: Sendable {
   func summary(transport: String) -> RunSummary {
     let elapsed = now
     return state.withLock {
-      $0.tally.summary(seconds: elapsed, transport: transport, cancelled: $0.cancelled)
+      $0.machine.tally.summary(
+        seconds: elapsed, transport: transport, cancelled: $0.machine.cancelled)
     }
   }
 }

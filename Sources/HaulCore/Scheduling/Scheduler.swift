@@ -14,7 +14,7 @@ public actor Scheduler {
   let transport: any Transport
   let options: SchedulerOptions
   let retryPolicy: RetryPolicy
-  private var outages: [String: [CheckedContinuation<Bool, Never>]] = [:]
+  private var outages = Outages<CheckedContinuation<Bool, Never>>()
   private var cancelled = false
   /// `cancelled`, readable without a hop onto the actor: the feeder checks it once per entry.
   private nonisolated let cancelFlag = Atomic<Bool>(false)
@@ -58,8 +58,7 @@ public actor Scheduler {
     cancelled = true
     cancelFlag.store(true, ordering: .relaxed)
     runTask?.cancel()
-    for waiter in outages.values.joined() { waiter.resume(returning: false) }
-    outages.removeAll()
+    for waiter in outages.endAll() { waiter.resume(returning: false) }
     guard let runner else { return }
     let unstarted = runner.state.cancel()
     runner.engine?.cancelJobs()
@@ -230,36 +229,30 @@ public actor Scheduler {
   func hostUnreachable(_ origin: Origin) async -> Bool {
     let host = origin.description
     guard let runner, runner.state.wasContacted(host), !cancelled else { return false }
-    if outages[host] == nil {
-      runner.state.markDown(host: host)
-      outages[host] = []
-      Task { await self.probe(origin, runner: runner) }
-    }
     return await withCheckedContinuation { continuation in
-      outages[host, default: []].append(continuation)
+      guard outages.wait(continuation, for: host) else { return }
+      runner.state.markDown(host: host)
+      Task { await self.probe(origin, runner: runner) }
     }
   }
 
   private func probe(_ origin: Origin, runner: EntryRunner) async {
-    let host = origin.description
-    var delay = 0.25
-    let began = runner.state.now
-    var waited = false
-    var reachable = false
-    while !cancelled {
-      reachable = await Task.detached {
-        ConnectivityProbe.canConnect(host: origin.host, port: origin.port, timeout: 2)
-      }.value
-      if reachable || runner.state.now - began > options.outageLimit { break }
-      waited = true
-      try? await Task.sleep(for: .seconds(delay))
-      delay = min(delay * 2, 30)
+    var probe = OutageProbe(began: runner.state.now, limit: options.outageLimit)
+    var excused: Bool?
+    while excused == nil {
+      let reachable =
+        cancelled
+        ? false
+        : await Task.detached {
+          ConnectivityProbe.canConnect(host: origin.host, port: origin.port, timeout: 2)
+        }.value
+      switch probe.next(reachable: reachable, now: runner.state.now, cancelled: cancelled) {
+      case .wait(let delay): try? await Task.sleep(for: .seconds(delay))
+      case .ended(let forgiven): excused = forgiven
+      }
     }
-    let waiters = outages.removeValue(forKey: host) ?? []
-    runner.dispatch(runner.state.markUp(host: host))
-    // Only a host that came back after a wait excuses the failed attempts; past the outage
-    // limit (or on cancel) they count, so retries are spent and the run ends.
-    let excused = waited && reachable && !cancelled
-    for waiter in waiters { waiter.resume(returning: excused) }
+    let waiters = outages.end(origin.description)
+    runner.dispatch(runner.state.markUp(host: origin.description))
+    for waiter in waiters { waiter.resume(returning: excused ?? false) }
   }
 }

@@ -1,0 +1,157 @@
+import HaulCore
+import Testing
+
+@Suite("Run state: slots, the feeder, draining and cancelling as decisions")
+struct RunStateMachineTests {
+  typealias Machine = RunStateMachine<String, String, String>
+
+  private func outcome(_ status: EntryOutcome.Status = .ok, bytes: Int64 = 0) -> EntryOutcome {
+    EntryOutcome(
+      line: 1, text: "", url: "http://a/x", path: "x", operation: .download, status: status,
+      bytes: bytes, attempts: 1, seconds: 0, sha256: nil, error: nil)
+  }
+
+  @Test func entries_start_up_to_the_limit_and_a_release_starts_the_next() {
+    var machine = Machine(concurrency: 2, perHost: 8, retryAfterCap: 600)
+    #expect(machine.submit("j1", host: 0, now: 0) == .started)
+    #expect(machine.submit("j2", host: 1, now: 0) == .started)
+    #expect(machine.submit("j3", host: 2, now: 0) == .waiting(wakeAt: nil))
+    #expect(machine.live == 3)
+    let admitted = machine.release(host: 0, status: 200, retryAfter: nil, answered: true, now: 1)
+    #expect(admitted.jobs == ["j3"])
+    #expect(admitted.waiters.isEmpty)
+    #expect(machine.wasContacted(0))
+    #expect(!machine.wasContacted(1))
+  }
+
+  @Test func a_waiting_further_attempt_is_resumed_by_a_release() {
+    var machine = Machine(concurrency: 1, perHost: 1, retryAfterCap: 600)
+    #expect(machine.submit("j1", host: 0, now: 0) == .started)
+    let asked = machine.acquire("w1", host: 0, now: 0)
+    #expect(asked.admitted == nil)
+    let admitted = machine.release(host: 0, status: nil, retryAfter: nil, answered: false, now: 0)
+    #expect(admitted.waiters == ["w1"])
+    #expect(admitted.jobs.isEmpty)
+  }
+
+  @Test func a_503_holds_the_host_for_its_capped_retry_after_and_asks_for_a_timer() {
+    var machine = Machine(concurrency: 8, perHost: 4, retryAfterCap: 30)
+    #expect(machine.submit("j1", host: 0, now: 0) == .started)
+    _ = machine.release(host: 0, status: 503, retryAfter: 3600, answered: true, now: 0)
+    // Held: the next entry waits, and a timer is due when the capped hold ends.
+    #expect(machine.submit("j2", host: 0, now: 1) == .waiting(wakeAt: 10))
+    #expect(machine.admitWaiting(after: 10, now: 10).jobs.isEmpty)
+    let admitted = machine.admitWaiting(after: 30, now: 30)
+    #expect(admitted.jobs == ["j2"])
+  }
+
+  @Test func the_feeder_waits_while_enough_entries_wait_and_wakes_when_half_are_left() {
+    var machine = Machine(concurrency: 1, perHost: 1, retryAfterCap: 600)
+    #expect(machine.readyTarget == 64)
+    #expect(machine.submit("first", host: 0, now: 0) == .started)
+    for index in 0..<64 { _ = machine.submit("j\(index)", host: 0, now: 0) }
+    #expect(!machine.hasRoom)
+    let waits = machine.feederWaits("feeder")
+    #expect(waits)
+    var woken: String?
+    for _ in 0..<40 {
+      let admitted = machine.release(host: 0, status: 200, retryAfter: nil, answered: true, now: 0)
+      if let feeder = admitted.feeder { woken = feeder }
+      machine.record(outcome(), completedBytes: 0, sizeInManifest: true)
+      _ = machine.ended(count: 1)
+      if woken != nil { break }
+    }
+    #expect(woken == "feeder")
+    #expect(machine.hasRoom)
+  }
+
+  @Test func the_feeder_reads_on_at_once_when_there_is_room() {
+    var machine = Machine(concurrency: 4, perHost: 4, retryAfterCap: 600)
+    #expect(machine.hasRoom)
+    let waits = machine.feederWaits("feeder")
+    #expect(!waits)
+  }
+
+  @Test func draining_waits_for_the_last_entry_and_counts_its_outcome() {
+    var machine = Machine(concurrency: 4, perHost: 4, retryAfterCap: 600)
+    _ = machine.submit("j1", host: 0, now: 0)
+    machine.arrivedEnded(count: 1)
+    machine.record(outcome(.skipped), completedBytes: 10, sizeInManifest: false)
+    #expect(machine.ended(count: 1).isEmpty)
+    let drained = machine.drain("scheduler")
+    #expect(!drained)
+    machine.record(outcome(bytes: 5), completedBytes: 5, sizeInManifest: true)
+    #expect(machine.ended(count: 1) == ["scheduler"])
+    #expect(machine.tally.total == 2)
+    #expect(machine.tally.skipped == 1)
+    #expect(machine.tally.bytes == 5)
+    #expect(machine.tally.completedBytes == 15)
+    #expect(machine.tally.learnedBytes == 10)
+    #expect(machine.tally.learnedEntries == 1)
+  }
+
+  @Test func draining_an_empty_run_ends_at_once() {
+    var machine = Machine(concurrency: 4, perHost: 4, retryAfterCap: 600)
+    let drained = machine.drain("scheduler")
+    #expect(drained)
+  }
+
+  @Test func cancelling_releases_every_waiting_entry_task_and_the_feeder_once() {
+    var machine = Machine(concurrency: 1, perHost: 1, retryAfterCap: 600)
+    _ = machine.submit("running", host: 0, now: 0)
+    _ = machine.submit("waiting", host: 0, now: 0)
+    _ = machine.acquire("retry", host: 0, now: 0)
+    for index in 0..<64 { _ = machine.submit("j\(index)", host: 0, now: 0) }
+    let waits = machine.feederWaits("feeder")
+    #expect(waits)
+    let cancellation = machine.cancel()
+    #expect(cancellation?.jobs.count == 65)
+    #expect(cancellation?.waiters == ["retry"])
+    #expect(cancellation?.feeder == "feeder")
+    #expect(machine.cancel() == nil)
+    #expect(machine.submit("late", host: 0, now: 0) == .cancelled)
+    #expect(machine.acquire("late", host: 0, now: 0).admitted == false)
+    let waitsAfter = machine.feederWaits("feeder")
+    #expect(!waitsAfter)
+  }
+
+  @Test func a_host_found_to_multiplex_admits_streams_beyond_its_connections() {
+    var machine = Machine(concurrency: 64, perHost: 2, retryAfterCap: 600)
+    for index in 0..<10 { _ = machine.submit("j\(index)", host: 0, now: 0) }
+    #expect(machine.running == 2)
+    #expect(machine.multiplexes(host: 0, now: 0).jobs.count == 8)
+    #expect(machine.multiplexes(host: 0, now: 0).jobs.isEmpty)
+    #expect(machine.running == 10)
+  }
+
+  @Test func a_fixed_limit_is_never_tuned() {
+    var machine = Machine(concurrency: 4, perHost: 4, retryAfterCap: 600)
+    for index in 0..<10 { _ = machine.submit("j\(index)", host: index, now: 0) }
+    for tick in 1...100 {
+      #expect(machine.tune(bytes: Int64(tick) << 20, now: Double(tick)).jobs.isEmpty)
+    }
+    #expect(machine.limit == 4)
+  }
+
+  @Test func under_auto_a_grown_limit_admits_what_waits() {
+    var configuration = ConcurrencyController.Configuration()
+    configuration.initial = 2
+    configuration.floor = 1
+    let controller = ConcurrencyController(configuration: configuration, now: 0, bytes: 0)
+    var machine = Machine(
+      concurrency: 256, perHost: 256, retryAfterCap: 600, controller: controller)
+    #expect(machine.limit == 2)
+    for index in 0..<20 { _ = machine.submit("j\(index)", host: 0, now: 0) }
+    // Eight attempts end in the first window, each replaced by a waiting entry.
+    var started: [String] = []
+    for _ in 0..<8 {
+      started +=
+        machine.release(host: 0, status: 200, retryAfter: nil, answered: true, now: 0.1)
+        .jobs
+    }
+    #expect(started.count == 8)
+    let admitted = machine.tune(bytes: 1 << 20, now: 0.1)
+    #expect(machine.limit == 4)
+    #expect(admitted.jobs.count == 2)
+  }
+}
