@@ -49,6 +49,26 @@ struct LocalDownloadTests {
     #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin.haul-state")))
   }
 
+  @Test func a_name_of_255_bytes_gets_a_partial_and_a_state_and_is_finished() throws {
+    defer { directory.remove() }
+    let leaf = String(repeating: "n", count: 250) + ".data"
+    let local = try LocalDownload(directory: output, path: "d/" + leaf, durable: false)
+    let (fd, existing) = try local.openOrCreatePartial()
+    defer { close(fd) }
+    #expect(existing == 0)
+    #expect(write(fd, "0123456789", 10) == 10)
+    try local.writeState(state)
+    // Another download of the same name (a rerun) finds both.
+    let again = try LocalDownload(directory: output, path: "d/" + leaf, durable: false)
+    #expect(again.partial()?.size == 10)
+    #expect(again.readState() == state)
+    try local.finish(partial: fd)
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.file("d"))
+    #expect(names == [leaf])
+    #expect(
+      try String(contentsOfFile: directory.file("d/" + leaf), encoding: .utf8) == "0123456789")
+  }
+
   @Test func files_of_one_folder_share_it_and_a_name_leaving_it_is_still_refused() throws {
     defer { directory.remove() }
     let (first, one) = try output.folder(of: "a/b/1.bin")

@@ -7,8 +7,9 @@ import Synchronization
 #endif
 
 /// The local files of one download: the destination, the partial file beside it
-/// (`NAME.haul-partial`) and its resume state (`NAME.haul-state`), all reached through the
-/// parent folder's descriptor without following symlinks.
+/// (`NAME.haul-partial`) and its resume state (`NAME.haul-state`), named by `PartialNames`
+/// so that they fit the file system's name limit, all reached through the parent folder's
+/// descriptor without following symlinks.
 ///
 /// Owned by the one task running the entry; a segmented download's periodic state saver may
 /// call `writeState` concurrently, so state writes and `finish` are serialized by a lock, and
@@ -40,9 +41,10 @@ package final class LocalDownload: @unchecked Sendable {
   }
   private let stateFile = Mutex(StateFile())
 
-  /// The partial file's name in `parent`, made once: every open, check and rename uses it.
-  package let partialName: String
-  package var stateName: String { leaf + ".haul-state" }
+  /// The side files' names in `parent`, made once: every open, check and rename uses them.
+  package let names: PartialNames
+  package var partialName: String { names.partial }
+  package var stateName: String { names.state }
 
   /// Opens the parent folder of `path` in `directory`, creating folders as needed.
   /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut;
@@ -55,7 +57,7 @@ package final class LocalDownload: @unchecked Sendable {
     self.recordsETag = recordsETag
     (folder, leaf) = try directory.folder(of: path)
     parent = folder?.descriptor ?? directory.descriptor
-    partialName = leaf + ".haul-partial"
+    names = PartialNames(leaf: leaf, limit: directory.nameLimit)
     self.directory = directory
     self.path = path
     self.durable = durable
@@ -100,7 +102,7 @@ package final class LocalDownload: @unchecked Sendable {
   }
 
   private func replaceState(_ state: ResumeState) throws(TransferError) {
-    let temporary = stateName + ".tmp"
+    let temporary = names.stateTemporary
     let fd = openat(
       parent, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
     guard fd >= 0 else { throw FileErrors.error(errno, "cannot write resume state of \(path)") }

@@ -28,6 +28,9 @@ package final class OutputDirectory: Sendable {
   /// Whether the directory was created by this run or was empty when it was opened: its
   /// files are then only those this run writes (see `LocalDownload.isNew`).
   package let startedEmpty: Bool
+  /// The longest name, in bytes, the output directory's file system takes (`NAME_MAX`, read
+  /// once at start with `fpathconf`): side files are named to fit it (`PartialNames`).
+  package let nameLimit: Int
 
   /// Opens (creating if needed) the output directory.
   package init(path: String) throws(TransferError) {
@@ -42,6 +45,8 @@ package final class OutputDirectory: Sendable {
     startedEmpty = created || Self.isEmpty(fd)
     let type = FileSystemType.of(fd)
     takesTurnsAddingNames = type != "tmpfs" && type != "ramfs"
+    let limit = fpathconf(fd, Int32(_PC_NAME_MAX))
+    nameLimit = limit > 0 ? limit : PartialNames.defaultLimit
   }
 
   deinit { close(descriptor) }
