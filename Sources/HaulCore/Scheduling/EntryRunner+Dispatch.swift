@@ -1,0 +1,30 @@
+/// Where an entry that holds its first slot runs: on the engine, or in a task.
+extension EntryRunner {
+  /// Starts jobs that hold their first slot: on the engine when it may carry them, each
+  /// in a task otherwise.
+  func dispatch(_ jobs: [EntryJob]) {
+    guard !jobs.isEmpty else { return }
+    var carried: [any TransportJob] = []
+    for job in jobs {
+      if engine != nil,
+        !(job.entry.operation == .download && job.refresh == nil && maySegment(job.entry)),
+        !goesInParts(job.entry, to: job.entry.url)
+      {
+        carried.append(job)
+      } else {
+        spawn(job) { [self] in await run(job, holdingSlot: true) }
+      }
+    }
+    if !carried.isEmpty { engine?.start(carried) }
+  }
+
+  /// Runs `body` for `job` in a task the run can cancel.
+  func spawn(_ job: EntryJob, _ body: @escaping @Sendable () async -> Void) {
+    let id = job.id
+    let task = Task { [self] in
+      await body()
+      state.taskEnded(id: id)
+    }
+    state.register(task, id: id)
+  }
+}

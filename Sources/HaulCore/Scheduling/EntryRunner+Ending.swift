@@ -1,0 +1,37 @@
+/// The end of an entry: its outcome, its event, and its record in the run.
+extension EntryRunner {
+  /// Records how `job` ended after its last attempt.
+  func end(_ job: EntryJob, with result: Result<Success, Failure>) {
+    var outcome = Scheduler.outcome(job.entry, error: Scheduler.cancelledError)
+    outcome.attempts = job.attempts
+    outcome.bytes = job.counter.moved
+    outcome.seconds = job.seconds
+    let completed: Int64
+    switch result {
+    case .success(let success):
+      outcome.status = success.unchanged ? .skipped : .ok
+      outcome.error = nil
+      outcome.sha256 = success.sha256
+      outcome.digests = success.digests
+      outcome.verified = success.verified
+      if let check = job.refresh {
+        outcome.refresh = success.unchanged ? .unchanged : .changed
+        completed = success.unchanged ? check.size : job.counter.present
+      } else {
+        completed = job.counter.present
+      }
+    case .failure(let failure):
+      outcome.error = failure.error
+      completed = job.entry.size ?? 0
+      if job.entry.operation == .download { job.local?.discardEmptyPartial() }
+    }
+    // A descriptor of the entry's own (its subfolder's) is closed now, not when the job goes.
+    if job.local?.holdsDescriptor == true { job.local = nil }
+    let ending = Ending(
+      outcome: outcome, completedBytes: completed, activeID: job.begun ? job.id : nil,
+      retired: job, sizeInManifest: job.entry.size != nil)
+    // The event goes first: recording the last entry lets the run end and its summary go.
+    events(.finished(outcome))
+    state.end(ending)
+  }
+}

@@ -1,0 +1,109 @@
+import Dispatch
+import Foundation
+
+/// The feeder's side of a run: what each manifest entry needs before it waits for a slot.
+extension EntryRunner {
+  /// What the feeder does with one entry.
+  enum Admission {
+    /// The entry needs a transfer.
+    case job(EntryJob)
+    /// The entry ended without one (already complete, or its local files are refused).
+    case ended(Ending)
+  }
+
+  /// Checks `entry` against the disk before it waits for a slot: a download already
+  /// complete is skipped here, so skipping never waits behind transfers.
+  func admission(for entry: ManifestEntry) -> Admission {
+    guard entry.operation == .download else {
+      return .job(EntryJob(entry, runner: self, local: nil, expectedBytes: nil))
+    }
+    let local: LocalDownload
+    do throws(TransferError) {
+      local = try localFiles(for: entry)
+    } catch {
+      return .ended(
+        Ending(outcome: Scheduler.outcome(entry, error: error), sizeInManifest: entry.size != nil))
+    }
+    if let (checked, size) = alreadyComplete(entry, local) {
+      if options.refresh, entry.size == nil, entry.expectedDigests.isEmpty,
+        let check = local.refreshCheck()
+      {
+        let job = EntryJob(
+          entry, runner: self, local: local.holdsDescriptor ? nil : local, expectedBytes: nil)
+        job.refresh = check
+        return .job(job)
+      }
+      var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
+      outcome.status = .skipped
+      outcome.error = nil
+      outcome.sha256 = checked.digests[.sha256]
+      outcome.digests = checked.digests
+      outcome.verified = checked.verified
+      return .ended(
+        Ending(outcome: outcome, completedBytes: size, sizeInManifest: entry.size != nil))
+    }
+    // An entry in a subfolder holds that folder open: it waits without it.
+    let kept = local.holdsDescriptor ? nil : local
+    return .job(EntryJob(entry, runner: self, local: kept, expectedBytes: entry.size))
+  }
+
+  /// `admission(for:)` of each entry, in order; with `parallel`, spread over the cores
+  /// (a rerun's skip checks read and hash every destination).
+  func admissions(for entries: [ManifestEntry], parallel: Bool) -> [Admission] {
+    let workers = parallel ? min(ProcessInfo.processInfo.activeProcessorCount, entries.count) : 1
+    guard workers > 1 else { return entries.map(admission(for:)) }
+    let results = AdmissionSlots(count: entries.count)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      for index in stride(from: worker, to: entries.count, by: workers) {
+        results.store(admission(for: entries[index]), at: index)
+      }
+    }
+    return results.take()
+  }
+
+  /// One result slot per entry, each written by exactly one worker of `admissions`: raw
+  /// storage, so that writers of different slots never touch shared bookkeeping.
+  private final class AdmissionSlots: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<Admission?>
+    init(count: Int) {
+      slots = .allocate(capacity: count)
+      slots.initialize(repeating: nil)
+    }
+    deinit {
+      slots.deinitialize()
+      slots.deallocate()
+    }
+    func store(_ admission: Admission, at index: Int) { slots[index] = admission }
+    func take() -> [Admission] { slots.map { $0! } }
+  }
+
+  func localFiles(for entry: ManifestEntry) throws(TransferError) -> LocalDownload {
+    try LocalDownload(
+      directory: directory, path: entry.path, durable: options.fsync,
+      remoteTime: options.remoteTime, recordsETag: options.refresh)
+  }
+
+  /// The destination's digests and what they matched (none when the entry expects none)
+  /// and its length, when the entry is already complete and can be skipped; `nil`
+  /// otherwise. Every expected digest (manifest and checksum files) is computed, in one
+  /// read of the file, and must match.
+  private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload)
+    -> (AttemptSuccess, Int64)?
+  {
+    guard !local.isNew, let destination = local.destination(), destination.isRegularFile
+    else { return nil }
+    if let size = entry.size, destination.size != size { return nil }
+    let expected = entry.expectedDigests
+    if !expected.isEmpty {
+      guard let (digests, _) = local.digestsOfDestination(expected.algorithms),
+        case .success(let verified) = DownloadAttempt.check(entry, server: [], digests)
+      else { return nil }
+      return (
+        AttemptSuccess(sha256: digests[.sha256], digests: digests, verified: verified),
+        destination.size
+      )
+    }
+    if entry.size == nil && local.partial() != nil { return nil }
+    return (AttemptSuccess(), destination.size)
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The requests of an entry's exchanges, and how a task sends them.
+extension EntryRunner {
+  /// The size of an upload's file (symlinks followed, as the manifest allows), or nil
+  /// when it is no regular file.
+  func uploadLength(_ entry: ManifestEntry) -> Int64? {
+    var info = stat()
+    guard entry.operation == .upload, stat(uploadPath(entry), &info) == 0,
+      info.st_mode & S_IFMT == S_IFREG
+    else { return nil }
+    return Int64(info.st_size)
+  }
+
+  /// Whether an upload of `entry` to `url` goes in parts (`S3MultipartUpload`), in a task.
+  func goesInParts(_ entry: ManifestEntry, to url: URL) -> Bool {
+    guard options.s3Multipart != nil, entry.operation == .upload else { return false }
+    return S3MultipartUpload.applies(
+      entry, url: url, options: options.s3Multipart, path: uploadPath(entry))
+  }
+
+  func uploadPath(_ entry: ManifestEntry) -> String {
+    options.outputDirectory + "/" + entry.path
+  }
+
+  /// The request of one exchange of `entry` with `url`: the run's and the entry's headers,
+  /// and for a download `Want-Repr-Digest` (unless `--no-server-digests`, or a header of that
+  /// name is given).
+  func request(_ entry: ManifestEntry, _ url: URL) -> TransferRequest {
+    let headers: [HTTPField]
+    if entry.operation == .download, options.serverDigests,
+      !entry.headers.contains(where: { $0.hasName(ServerDigests.wantReprDigest.name) })
+    {
+      headers = entry.headers.isEmpty ? downloadHeaders : downloadHeaders + entry.headers
+    } else {
+      headers = options.headers + entry.headers
+    }
+    return TransferRequest(
+      url: url, method: entry.method, headers: headers,
+      stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
+  }
+
+  /// Sends `request` (adapted by the interceptor, redirects followed); a 401 is sent once
+  /// more when the interceptor refreshed its credential, without using up a retry. The
+  /// re-sent request is an attempt of `job` all the same (SPEC: "an attempt is one try to
+  /// move the entry's bytes"): it is counted and announced with a `retry` event.
+  func send(
+    _ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink,
+    job: EntryJob? = nil
+  ) async throws(TransferError) -> TransferResponse {
+    guard let interceptor = options.interceptor else {
+      return try await Exchange.perform(request, on: transport, sink: sink)
+    }
+    var adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    let response = try await Exchange.perform(adapted, on: transport, sink: sink)
+    guard response.head.status == 401, try await interceptor.retry(after: adapted, for: entry)
+    else { return response }
+    if let job {
+      events(.retry(job.info, attempt: job.attempts + 1, code: .http(401), delay: 0))
+      job.attempts += 1
+    }
+    adapted = request
+    try await interceptor.adapt(&adapted, for: entry)
+    return try await Exchange.perform(adapted, on: transport, sink: sink)
+  }
+}

@@ -1,0 +1,104 @@
+/// The slow path: an entry's attempts over its sources, with back-off, outages and mirrors,
+/// in a task.
+extension EntryRunner {
+  /// Carries on with `job` after an attempt that ended in `result` outside a task: a
+  /// success ends the entry; a failure goes through the retry rules as in `run`.
+  func continueAfter(_ job: EntryJob, _ result: Result<Success, Failure>, releasingSlot: Bool)
+    async
+  {
+    if releasingSlot {
+      switch result {
+      case .success: releaseSlot(host: job.hostID, status: 200)
+      case .failure(let failure):
+        releaseSlot(
+          host: job.hostID, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+          answered: failure.answered)
+      }
+    }
+    switch result {
+    case .success: end(job, with: result)
+    case .failure(let failure): await run(job, holdingSlot: false, after: failure)
+    }
+  }
+
+  /// Runs `job`'s attempts over its sources, as `AttemptLoop` decides. `holdingSlot`: the
+  /// first attempt's slot is already taken. `after`: the first attempt on the first source
+  /// was made elsewhere (by the engine) and failed so; its slot is already given back.
+  func run(_ job: EntryJob, holdingSlot: Bool, after first: Failure? = nil) async {
+    let entry = job.entry
+    let sources = entry.sources
+    var loop = AttemptLoop(sources: sources.count, policy: retryPolicy)
+    loop.begin()
+    var pending = first
+    var holding = holdingSlot
+    if entry.operation == .download, job.local == nil {
+      do throws(TransferError) {
+        job.local = try localFiles(for: entry)
+      } catch {
+        if holding { releaseSlot(host: job.hostID) }
+        end(job, with: .failure(Failure(error: error)))
+        return
+      }
+    }
+    while true {
+      let url = sources[loop.source]
+      let host = state.hostID(of: url)
+      let attempt: Result<Success, Failure>
+      if let failure = pending {
+        pending = nil
+        attempt = .failure(failure)
+      } else {
+        job.attempts = loop.attempts
+        if !holding {
+          guard !Task.isCancelled, await acquireSlot(host: host) else {
+            end(job, with: .failure(Failure(error: Scheduler.cancelledError)))
+            return
+          }
+        }
+        holding = false
+        job.beginOnce()
+        if let local = job.local {
+          attempt = await download(job, from: url, into: local)
+        } else {
+          attempt = await upload(job, to: url)
+        }
+        switch attempt {
+        case .success:
+          releaseSlot(host: host, status: 200)
+        case .failure(let failure):
+          releaseSlot(
+            host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
+            answered: failure.answered)
+        }
+      }
+      let failure: Failure
+      switch attempt {
+      case .success(let success):
+        end(job, with: .success(success))
+        return
+      case .failure(let value):
+        failure = value
+      }
+      let error = Task.isCancelled ? Scheduler.cancelledError : failure.error
+      var excused = false
+      if error.code == .connection { excused = await scheduler.hostUnreachable(Origin(url)) }
+      let next = loop.failed(
+        error.code, transient: failure.transient, retryAfter: failure.retryAfter,
+        excused: excused,
+        jitter: Double.random(in: 0..<1))
+      guard case .attempt(_, let number, let delay) = next else {
+        end(job, with: .failure(Failure(error: error)))
+        return
+      }
+      events(.retry(job.info, attempt: number, code: error.code, delay: delay))
+      if delay > 0 {
+        do {
+          try await Task.sleep(for: .seconds(delay))
+        } catch {
+          end(job, with: .failure(Failure(error: Scheduler.cancelledError)))
+          return
+        }
+      }
+    }
+  }
+}
