@@ -12,7 +12,7 @@
 /// and a task calls them around an `await`; there is one implementation of each rule.
 ///
 /// Owned by whoever runs the attempt, one thread at a time; `end()` closes its file.
-final class DownloadAttempt: @unchecked Sendable {
+final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
   let entry: ManifestEntry
   let local: LocalDownload
   let request: TransferRequest
@@ -33,19 +33,6 @@ final class DownloadAttempt: @unchecked Sendable {
     self.refreshing = refreshing
   }
 
-  /// What `judge` found.
-  enum Verdict: Error {
-    /// The body is complete on disk; `complete` checks and finishes it.
-    case received
-    /// The partial file is not a prefix of the resource: start over without a range.
-    case restart(String)
-    /// The attempt failed.
-    case failed(AttemptFailure)
-    /// A `--refresh` check was answered 304: the file in place is current, and the partial
-    /// file is gone.
-    case unchanged
-  }
-
   /// Opens the partial file and builds the request for `base` (the entry's request to this
   /// source). `fresh` ignores any resumable prefix. A prefix that cannot be hashed back
   /// asks for a restart; other local errors fail the attempt. With `refresh`, the request
@@ -58,7 +45,7 @@ final class DownloadAttempt: @unchecked Sendable {
   static func prepare(
     _ entry: ManifestEntry, base: TransferRequest, local: LocalDownload, counter: ProgressCounter,
     fresh: Bool, hashes: Bool, serverDigests: Bool, refresh: RefreshCheck? = nil
-  ) -> Result<DownloadAttempt, Verdict> {
+  ) -> Result<DownloadAttempt, AttemptSetback> {
     if !fresh, let size = entry.size {
       do throws(TransferError) {
         try local.ensureRoom(for: size) { local.partial()?.size ?? 0 }
@@ -125,14 +112,14 @@ final class DownloadAttempt: @unchecked Sendable {
   /// length against the response and the manifest. A refresh check answered 304 removes
   /// the partial file (and any state a failed earlier attempt left): the file in place is
   /// the current version.
-  func judge(_ result: Result<TransferResponse, TransferError>) -> Verdict {
+  func judge(_ result: Result<TransferResponse, TransferError>) -> AttemptVerdict {
     let response: TransferResponse
     switch result {
     case .success(let value):
       do throws(TransferError) {
         try sink.flush()
       } catch {
-        return .failed(AttemptFailure(error: error, answered: true))
+        return .setback(.failed(AttemptFailure(error: error, answered: true)))
       }
       response = value
     case .failure(let error):
@@ -142,7 +129,7 @@ final class DownloadAttempt: @unchecked Sendable {
         // Keep what arrived for the next attempt; the exchange's own error is the one told.
         try? sink.flush()
       }
-      return .failed(AttemptFailure(error: error, answered: sink.plan != nil))
+      return .setback(.failed(AttemptFailure(error: error, answered: sink.plan != nil)))
     }
     let length: Int64
     switch sink.plan {
@@ -151,27 +138,29 @@ final class DownloadAttempt: @unchecked Sendable {
         local.discardPartial()
         return .unchanged
       }
-      return .failed(AttemptFailure.http(response.head, body: sink.errorBody))
+      return .setback(.failed(AttemptFailure.http(response.head, body: sink.errorBody)))
     case .restart:
-      return .restart("the partial file is not a prefix of the resource")
+      return .setback(.restart("the partial file is not a prefix of the resource"))
     case .fail(let error):
-      return .failed(AttemptFailure(error: error))
+      return .setback(.failed(AttemptFailure(error: error)))
     case .complete(let total):
       length = total
     case .write(_, let total, _):
       if let total, sink.offset != total {
-        return .failed(
-          AttemptFailure(
-            error: TransferError(
-              .protocol, "the body ended after \(sink.offset) of \(total) bytes")))
+        return .setback(
+          .failed(
+            AttemptFailure(
+              error: TransferError(
+                .protocol, "the body ended after \(sink.offset) of \(total) bytes"))))
       }
       length = sink.offset
     }
     if let size = entry.size, length != size {
       local.discardPartial()
-      return .failed(
-        AttemptFailure(
-          error: TransferError(.sizeMismatch, "received \(length) bytes, expected \(size)")))
+      return .setback(
+        .failed(
+          AttemptFailure(
+            error: TransferError(.sizeMismatch, "received \(length) bytes, expected \(size)"))))
     }
     return .received
   }
@@ -230,6 +219,16 @@ final class DownloadAttempt: @unchecked Sendable {
     let own = entry.expectedDigestList
     guard !own.isEmpty || !server.isEmpty else { return .success([]) }
     return ExpectedDigest.verify(server.isEmpty ? own : own + server, against: computed)
+  }
+
+  var responseSink: any ResponseSink { sink }
+
+  func completeNow() -> Result<AttemptSuccess, AttemptFailure> {
+    complete(digests: sink.inlineDigest())
+  }
+
+  func completeAfterDigest() async -> Result<AttemptSuccess, AttemptFailure> {
+    complete(digests: sink.hashes ? await sink.digest() : nil)
   }
 
   /// Closes the partial file. Call once, when the attempt is over.

@@ -3,9 +3,10 @@
 /// The common case runs here, as a `TransportJob` on the transport's engine thread: the
 /// first attempt on the first source (opening the partial file, the exchange and its
 /// redirects, validation, the digest, the rename) and the entry's end, with no task, actor
-/// hop or continuation. Whatever must wait — a retry's back-off, a mirror, an outage, a
-/// digest still being computed by a worker thread — goes to `EntryRunner`'s slow path,
-/// which carries on from the same state, so both paths give the same results.
+/// hop or continuation. The attempt's steps are `AttemptMachine`'s, which a task executes
+/// the same way (`EntryRunner.attempt`). Whatever must wait — a retry's back-off, a mirror,
+/// an outage, a digest still being computed by a worker thread — goes to a task, which
+/// carries on from the same state, so both paths give the same results.
 ///
 /// Threading: used by one thread at a time (the feeder, then the engine thread or a task);
 /// it is handed between them through the run's lock or the engine's mailbox.
@@ -31,11 +32,10 @@ final class EntryJob: @unchecked Sendable {
   /// When the first attempt started.
   var began = ContinuousClock.now
 
-  /// The fast path's attempt in flight.
-  private var download: DownloadAttempt?
-  private var uploadSink: UploadSink?
-  private var walk: RedirectWalk?
-  private var fresh = false
+  /// The engine's attempt, and its exchange in flight (the redirect hops, and the attempt
+  /// whose sink takes the response).
+  private var machine = AttemptMachine<any AttemptSteps>()
+  private var exchange: (walk: RedirectWalk, attempt: any AttemptSteps)?
 
   init(_ entry: ManifestEntry, runner: EntryRunner, local: LocalDownload?, expectedBytes: Int64?) {
     self.entry = entry
@@ -79,141 +79,93 @@ extension EntryJob: TransportJob {
     }
     beginOnce()
     attempts = 1
-    return startAttempt()
+    return perform(machine.start(split: runner.splits(self, entry.url)))
   }
 
   func exchangeEnded(_ result: Result<TransferResponse, TransferError>) -> JobStep {
-    if case .success(let response) = result, var walk {
+    guard var exchange else { return .done }
+    self.exchange = nil
+    var result = result
+    if case .success(let response) = result {
       do throws(TransferError) {
-        if try walk.follow(after: response) {
-          self.walk = walk
-          return .send(walk.hop, download?.sink ?? uploadSink!)
+        if try exchange.walk.follow(after: response) {
+          self.exchange = exchange
+          return .send(exchange.walk.hop, exchange.attempt.responseSink)
         }
       } catch {
-        return conclude(.failure(error))
+        result = .failure(error)
       }
     }
-    return conclude(result)
+    let attempt = exchange.attempt
+    return perform(
+      machine.exchangeEnded(attempt.judge(result), digestReady: attempt.digestIsReady))
   }
 
-  /// Prepares the attempt and asks for its first exchange.
-  private func startAttempt() -> JobStep {
-    let base = runner.request(entry, entry.url)
-    if let local {
-      switch DownloadAttempt.prepare(
-        entry, base: base, local: local, counter: counter, fresh: fresh,
-        hashes: runner.options.digestsWithoutChecksum, serverDigests: runner.options.serverDigests,
-        refresh: refresh)
-      {
-      case .success(let attempt):
-        download = attempt
-        return send(attempt.request, attempt.sink)
-      case .failure(.restart(let reason)):
-        return restart(reason)
-      case .failure(.failed(let failure)):
-        return escalate(failure)
-      case .failure(.received), .failure(.unchanged):
-        preconditionFailure("prepare never reports a response")
-      }
-    }
-    switch UploadAttempt.prepare(
-      entry, base: base, path: runner.uploadPath(entry), length: info.expectedBytes,
-      counter: counter)
-    {
-    case .success((let request, let sink)):
-      uploadSink = sink
-      return send(request, sink)
-    case .failure(let failure):
-      return escalate(failure)
-    }
-  }
-
-  /// Asks for `request`'s first hop, adapted by the run's immediate interceptor (if any).
-  private func send(_ request: TransferRequest, _ sink: any ResponseSink) -> JobStep {
-    var request = request
-    if let interceptor = runner.immediate {
-      do throws(TransferError) {
-        try interceptor.adaptNow(&request, for: entry)
-      } catch {
-        return conclude(.failure(error))
-      }
-    }
-    let walk = RedirectWalk(request)
-    self.walk = walk
-    return .send(walk.hop, sink)
-  }
-
-  /// Judges the final response and ends the attempt: done, restarted, or handed to the
-  /// slow path.
-  private func conclude(_ result: Result<TransferResponse, TransferError>) -> JobStep {
-    walk = nil
-    guard let attempt = download else {
-      let sink = uploadSink
-      uploadSink = nil
-      switch UploadAttempt.judge(result, sink: sink) {
-      case .success(let success): return succeed(success)
-      case .failure(let failure): return escalate(failure)
-      }
-    }
-    switch attempt.judge(result) {
-    case .failed(let failure):
-      attempt.end()
-      download = nil
-      return escalate(failure)
-    case .restart(let reason):
-      attempt.end()
-      download = nil
-      return restart(reason)
-    case .unchanged:
-      attempt.end()
-      download = nil
-      return succeed(AttemptSuccess(unchanged: true))
-    case .received:
-      guard attempt.digestIsReady else {
+  /// Executes the machine's actions until one needs the transport (an exchange) or the
+  /// attempt leaves the engine thread.
+  private func perform(_ first: AttemptMachine<any AttemptSteps>.Action) -> JobStep {
+    var action = first
+    while true {
+      switch action {
+      case .split:
+        // In parts, in a task that holds the slot (`dispatch` sends such entries there at
+        // once; this is for an entry whose answer to that changed since).
+        runner.spawn(self) { [self] in await runner.run(self, holdingSlot: true) }
+        return .done
+      case .prepare(let fresh, let closing):
+        closing?.end()
+        switch runner.prepare(self, on: entry.url, fresh: fresh, length: info.expectedBytes) {
+        case .success(let attempt): action = machine.prepared(attempt)
+        case .failure(let setback): action = machine.prepareFailed(setback)
+        }
+      case .send(let attempt):
+        var request = attempt.request
+        if let interceptor = runner.immediate {
+          do throws(TransferError) {
+            try interceptor.adaptNow(&request, for: entry)
+          } catch {
+            action = machine.exchangeEnded(
+              attempt.judge(.failure(error)), digestReady: attempt.digestIsReady)
+            continue
+          }
+        }
+        let walk = RedirectWalk(request)
+        exchange = (walk, attempt)
+        return .send(walk.hop, attempt.responseSink)
+      case .complete(let attempt):
+        action = .finish(machine.completed(attempt.completeNow()))
+      case .awaitDigest(let attempt):
         // A large body's digest is finished by its worker thread: wait for it in a task.
-        download = nil
         runner.spawn(self) { [self] in
-          let completed = attempt.complete(digests: await attempt.sink.digest())
-          attempt.end()
-          await runner.continueAfter(self, completed, releasingSlot: true)
+          let finish = machine.completed(await attempt.completeAfterDigest())
+          if let failure = self.finish(finish) {
+            await runner.run(self, holdingSlot: false, after: failure)
+          }
+        }
+        return .done
+      case .finish(let finish):
+        if let failure = self.finish(finish) {
+          runner.spawn(self) { [self] in
+            await runner.run(self, holdingSlot: false, after: failure)
+          }
         }
         return .done
       }
-      let completed = attempt.complete(digests: attempt.sink.inlineDigest())
-      attempt.end()
-      download = nil
-      switch completed {
-      case .success(let success): return succeed(success)
-      case .failure(let failure): return escalate(failure)
-      }
     }
   }
 
-  /// The partial file was no prefix of the resource: once, the attempt starts over from
-  /// zero; a second time, it fails as `protocol`.
-  private func restart(_ reason: String) -> JobStep {
-    guard !fresh else {
-      return escalate(AttemptFailure(error: TransferError(.protocol, reason)))
+  /// Carries out the attempt's end: closes it and gives the slot back, noting how the host
+  /// answered; a success ends the entry, a failure is returned for the slow path to decide
+  /// what it means (a retry, the next source, the end).
+  private func finish(_ finish: AttemptMachine<any AttemptSteps>.Finish) -> AttemptFailure? {
+    finish.closing?.end()
+    runner.releaseSlot(host: hostID, finish.end.release)
+    switch finish.end.result {
+    case .success:
+      runner.end(self, with: finish.end.result)
+      return nil
+    case .failure(let failure):
+      return failure
     }
-    fresh = true
-    return startAttempt()
-  }
-
-  private func succeed(_ success: AttemptSuccess) -> JobStep {
-    runner.releaseSlot(host: hostID, status: 200)
-    runner.end(self, with: .success(success))
-    return .done
-  }
-
-  /// Gives the slot back, noting how the host answered, and lets the slow path decide what
-  /// the failure means (a retry, the next source, the end).
-  private func escalate(_ failure: AttemptFailure) -> JobStep {
-    runner.releaseSlot(
-      host: hostID, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
-      answered: failure.answered)
-    runner.spawn(self) { [self] in
-      await runner.continueAfter(self, .failure(failure), releasingSlot: false)
-    }
-    return .done
   }
 }

@@ -1,85 +1,80 @@
 import Foundation
 
-/// One attempt made in a task (the slow path's attempts, and entries the engine does not carry).
+/// One attempt in a task (the slow path's attempts, and entries the engine does not carry),
+/// executing what `AttemptMachine` decides; the engine executes the same machine in
+/// `EntryJob`.
 extension EntryRunner {
-  // MARK: Download
-
-  func download(_ job: EntryJob, from url: URL, into local: LocalDownload) async
-    -> Result<Success, Failure>
-  {
-    let entry = job.entry
-    // A refresh check is one conditional request: its answer is not split in segments.
-    if job.refresh == nil, maySegment(entry),
-      let result = await downloadSegmented(
-        entry, from: url, into: local, counter: job.counter, job: job)
-    {
-      return result
-    }
-    var fresh = false
+  /// Makes one attempt of `job` on `url`, holding a slot for `host`, and gives the slot back
+  /// as the attempt's end says.
+  func attempt(_ job: EntryJob, on url: URL, host: Int) async -> Result<Success, Failure> {
+    var machine = AttemptMachine<any AttemptSteps>()
+    var action = machine.start(split: splits(job, url))
     while true {
-      let attempt: DownloadAttempt
-      switch DownloadAttempt.prepare(
-        entry, base: request(entry, url), local: local, counter: job.counter, fresh: fresh,
-        hashes: options.digestsWithoutChecksum, serverDigests: options.serverDigests,
-        refresh: job.refresh)
-      {
-      case .success(let prepared):
-        attempt = prepared
-      case .failure(.failed(let failure)):
-        return .failure(failure)
-      case .failure(.restart(let reason)):
-        if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
-        fresh = true
-        continue
-      case .failure(.received), .failure(.unchanged):
-        preconditionFailure("prepare never reports a response")
-      }
-      defer { attempt.end() }
-      let response: Result<TransferResponse, TransferError>
-      do throws(TransferError) {
-        response = .success(
-          try await send(attempt.request, for: entry, sink: attempt.sink, job: job))
-      } catch {
-        response = .failure(error)
-      }
-      switch attempt.judge(response) {
-      case .failed(let failure):
-        return .failure(failure)
-      case .restart(let reason):
-        if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
-        fresh = true
-        continue
-      case .unchanged:
-        return .success(Success(unchanged: true))
-      case .received:
-        let digests = attempt.sink.hashes ? await attempt.sink.digest() : nil
-        return attempt.complete(digests: digests)
+      switch action {
+      case .split:
+        if let result = await transferInParts(job, on: url) {
+          action = .finish(machine.splitEnded(result))
+        } else {
+          action = machine.splitDeclined()
+        }
+      case .prepare(let fresh, let closing):
+        closing?.end()
+        switch prepare(job, on: url, fresh: fresh, length: nil) {
+        case .success(let attempt): action = machine.prepared(attempt)
+        case .failure(let setback): action = machine.prepareFailed(setback)
+        }
+      case .send(let attempt):
+        let response: Result<TransferResponse, TransferError>
+        do throws(TransferError) {
+          response = .success(
+            try await send(attempt.request, for: job.entry, sink: attempt.responseSink, job: job))
+        } catch {
+          response = .failure(error)
+        }
+        action = machine.exchangeEnded(
+          attempt.judge(response), digestReady: attempt.digestIsReady)
+      case .complete(let attempt):
+        action = .finish(machine.completed(attempt.completeNow()))
+      case .awaitDigest(let attempt):
+        action = .finish(machine.completed(await attempt.completeAfterDigest()))
+      case .finish(let finish):
+        finish.closing?.end()
+        releaseSlot(host: host, finish.end.release)
+        return finish.end.result
       }
     }
   }
 
-  // MARK: Upload
-
-  func upload(_ job: EntryJob, to url: URL) async -> Result<Success, Failure> {
+  /// Prepares `job`'s attempt on `url`: a download into its partial file (from the first
+  /// byte when `fresh`), or an upload of its file (`length`: its size as looked up when the
+  /// entry began, if it was).
+  func prepare(_ job: EntryJob, on url: URL, fresh: Bool, length: Int64?)
+    -> Result<any AttemptSteps, AttemptSetback>
+  {
     let entry = job.entry
-    if let multipart = options.s3Multipart, goesInParts(entry, to: url) {
-      return await S3MultipartUpload(
-        runner: self, job: job, url: url, source: uploadPath(entry), options: multipart
-      ).run()
+    let base = request(entry, url)
+    if let local = job.local {
+      return DownloadAttempt.prepare(
+        entry, base: base, local: local, counter: job.counter, fresh: fresh,
+        hashes: options.digestsWithoutChecksum, serverDigests: options.serverDigests,
+        refresh: job.refresh
+      ).map { $0 }
     }
-    switch UploadAttempt.prepare(
-      entry, base: request(entry, url), path: uploadPath(entry), length: nil,
-      counter: job.counter)
-    {
-    case .failure(let failure):
-      return .failure(failure)
-    case .success((let request, let sink)):
-      do throws(TransferError) {
-        return UploadAttempt.judge(
-          .success(try await send(request, for: entry, sink: sink, job: job)), sink: sink)
-      } catch {
-        return UploadAttempt.judge(.failure(error), sink: sink)
-      }
+    return UploadAttempt.prepare(
+      entry, base: base, path: uploadPath(entry), length: length, counter: job.counter
+    ).map { $0 }
+  }
+
+  /// Carries `job`'s transfer from `url` in parts: a segmented download, or a multipart
+  /// upload; `nil` when the download cannot be split (see `downloadSegmented`).
+  private func transferInParts(_ job: EntryJob, on url: URL) async -> Result<Success, Failure>? {
+    if let local = job.local {
+      return await downloadSegmented(
+        job.entry, from: url, into: local, counter: job.counter, job: job)
     }
+    guard let multipart = options.s3Multipart else { return nil }
+    return await S3MultipartUpload(
+      runner: self, job: job, url: url, source: uploadPath(job.entry), options: multipart
+    ).run()
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where an entry that holds its first slot runs: on the engine, or in a task.
 extension EntryRunner {
   /// Starts jobs that hold their first slot: on the engine when it may carry them, each
@@ -6,16 +8,20 @@ extension EntryRunner {
     guard !jobs.isEmpty else { return }
     var carried: [any TransportJob] = []
     for job in jobs {
-      if engine != nil,
-        !(job.entry.operation == .download && job.refresh == nil && maySegment(job.entry)),
-        !goesInParts(job.entry, to: job.entry.url)
-      {
+      if engine != nil, !splits(job, job.entry.url) {
         carried.append(job)
       } else {
         spawn(job) { [self] in await run(job, holdingSlot: true) }
       }
     }
     if !carried.isEmpty { engine?.start(carried) }
+  }
+
+  /// Whether `job`'s attempt on `url` goes in parts, in a task: a segmented download (a
+  /// `--refresh` check is one conditional request, never split) or a multipart upload.
+  func splits(_ job: EntryJob, _ url: URL) -> Bool {
+    job.entry.operation == .download
+      ? job.refresh == nil && maySegment(job.entry) : goesInParts(job.entry, to: url)
   }
 
   /// Runs `body` for `job` in a task the run can cancel.

@@ -1,26 +1,6 @@
 /// The slow path: an entry's attempts over its sources, with back-off, outages and mirrors,
 /// in a task.
 extension EntryRunner {
-  /// Carries on with `job` after an attempt that ended in `result` outside a task: a
-  /// success ends the entry; a failure goes through the retry rules as in `run`.
-  func continueAfter(_ job: EntryJob, _ result: Result<Success, Failure>, releasingSlot: Bool)
-    async
-  {
-    if releasingSlot {
-      switch result {
-      case .success: releaseSlot(host: job.hostID, status: 200)
-      case .failure(let failure):
-        releaseSlot(
-          host: job.hostID, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
-          answered: failure.answered)
-      }
-    }
-    switch result {
-    case .success: end(job, with: result)
-    case .failure(let failure): await run(job, holdingSlot: false, after: failure)
-    }
-  }
-
   /// Runs `job`'s attempts over its sources, as `AttemptLoop` decides. `holdingSlot`: the
   /// first attempt's slot is already taken. `after`: the first attempt on the first source
   /// was made elsewhere (by the engine) and failed so; its slot is already given back.
@@ -57,19 +37,7 @@ extension EntryRunner {
         }
         holding = false
         job.beginOnce()
-        if let local = job.local {
-          attempt = await download(job, from: url, into: local)
-        } else {
-          attempt = await upload(job, to: url)
-        }
-        switch attempt {
-        case .success:
-          releaseSlot(host: host, status: 200)
-        case .failure(let failure):
-          releaseSlot(
-            host: host, status: failure.error.code.httpStatus, retryAfter: failure.retryAfter,
-            answered: failure.answered)
-        }
+        attempt = await self.attempt(job, on: url, host: host)
       }
       let failure: Failure
       switch attempt {

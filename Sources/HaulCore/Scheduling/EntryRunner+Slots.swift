@@ -5,16 +5,16 @@ extension EntryRunner {
     await state.acquireSlot(host: host)
   }
 
-  /// Frees a slot taken for `host`, first noting how the host answered: `status` (a 429 or
-  /// 503 makes haul polite to it) or, without one, whether it sent a response head at all
-  /// (`answered`: it was reachable in this run, so a later refusal is an outage to wait
-  /// out). Noting before freeing means a 429/503 lowers the host's limit before the freed
-  /// slot can start another request there. The host is held for its `Retry-After`, capped
-  /// as the entries' own delays are.
-  func releaseSlot(
-    host: Int, status: Int? = nil, retryAfter: Double? = nil, answered: Bool = false
-  ) {
+  /// Frees a slot taken for `host`, first noting how the host answered (`release`): its
+  /// status (a 429 or 503 makes haul polite to it) or, without one, whether it sent a
+  /// response head at all (it was reachable in this run, so a later refusal is an outage to
+  /// wait out). Noting before freeing means a 429/503 lowers the host's limit before the
+  /// freed slot can start another request there. The host is held for its `Retry-After`,
+  /// capped as the entries' own delays are. Every slot of the run is given back here.
+  func releaseSlot(host: Int, _ release: SlotRelease = .plain) {
     dispatch(
-      state.release(host: host, status: status, retryAfter: retryAfter, answered: answered))
+      state.release(
+        host: host, status: release.status, retryAfter: release.retryAfter,
+        answered: release.answered))
   }
 }

@@ -1,0 +1,163 @@
+/// One attempt of an entry on one source, as a value: after each event (the attempt was
+/// prepared, its exchange ended, its digest was checked) it says which step comes next,
+/// and does no I/O of its own. The engine (`EntryJob`, on the transport's thread) and a task
+/// (`EntryRunner.attempt`) drive the same machine and only execute its actions, so the rules
+/// of an attempt (one restart from zero, the digest's wait, what the slot's release says of
+/// the host) are written once. See `AttemptMachineTests`.
+///
+///     idle ─start─▶ split ─splitEnded─────────────────────────────────────▶ finished
+///      │              └─splitDeclined─┐                                      ▲
+///      └─start──────────────────▶ preparing ─prepared─▶ sending ─received─▶ completing
+///                                   ▲  │                  │  │              or awaitingDigest
+///                       restart,    └──┼──────────────────┘  │                 └─completed─┘
+///                       once           └─failed──────────────┴─failed, unchanged─▶ finished
+///
+/// `Attempt` is what the executor prepared (an `AttemptSteps`); the machine only carries it,
+/// so that every action names the attempt it concerns and none can be missing.
+struct AttemptMachine<Attempt> {
+  enum State {
+    /// Not started.
+    case idle
+    /// The transfer goes in parts (a segmented download, a multipart upload), in a task.
+    case split
+    /// The attempt is being prepared; `fresh`: from the first byte, ignoring any partial.
+    case preparing(fresh: Bool)
+    /// The attempt's exchange is in flight.
+    case sending(Attempt, fresh: Bool)
+    /// The body was received; it is being checked and finished on the calling thread.
+    case completing(Attempt)
+    /// The body was received; its digest is being finished by a worker thread.
+    case awaitingDigest(Attempt)
+    /// The attempt is over.
+    case finished
+  }
+
+  /// What the executor does next, reporting the outcome back as the named event.
+  enum Action {
+    /// Carry the transfer in parts, in a task; then `splitEnded` (which finishes the
+    /// attempt), or `splitDeclined` when it cannot be split.
+    case split
+    /// Close `closing` (the attempt a restart ends) if any, then prepare the attempt, from
+    /// the first byte when `fresh`; then `prepared` or `prepareFailed`.
+    case prepare(fresh: Bool, closing: Attempt?)
+    /// Send the attempt's request; then `exchangeEnded`.
+    case send(Attempt)
+    /// Check and finish the received attempt now; then `completed` (which finishes the
+    /// attempt).
+    case complete(Attempt)
+    /// Wait for the received attempt's digest, then check and finish it; then `completed`.
+    case awaitDigest(Attempt)
+    /// The attempt is over (see `Finish`).
+    case finish(Finish)
+  }
+
+  /// The end of an attempt, for the executor to carry out: close `closing` if any, give the
+  /// slot back as `end.release` says, and carry the entry on with `end.result` (its end, or
+  /// the retry rules).
+  struct Finish {
+    var end: AttemptEnd
+    var closing: Attempt?
+  }
+
+  private(set) var state = State.idle
+
+  /// Starts the attempt: in parts when `split`, otherwise as one exchange.
+  mutating func start(split: Bool) -> Action {
+    guard case .idle = state else { invalid("start") }
+    if split {
+      state = .split
+      return .split
+    }
+    state = .preparing(fresh: false)
+    return .prepare(fresh: false, closing: nil)
+  }
+
+  /// The transfer cannot be split (its size, the server's ranges or validator): it goes as
+  /// one exchange.
+  mutating func splitDeclined() -> Action {
+    guard case .split = state else { invalid("splitDeclined") }
+    state = .preparing(fresh: false)
+    return .prepare(fresh: false, closing: nil)
+  }
+
+  /// The transfer in parts ended in `result`.
+  mutating func splitEnded(_ result: Result<AttemptSuccess, AttemptFailure>) -> Finish {
+    guard case .split = state else { invalid("splitEnded") }
+    state = .finished
+    return Finish(end: AttemptEnd(result), closing: nil)
+  }
+
+  /// The attempt was prepared: its exchange goes.
+  mutating func prepared(_ attempt: Attempt) -> Action {
+    guard case .preparing(let fresh) = state else { invalid("prepared") }
+    state = .sending(attempt, fresh: fresh)
+    return .send(attempt)
+  }
+
+  /// The attempt could not be prepared.
+  mutating func prepareFailed(_ setback: AttemptSetback) -> Action {
+    guard case .preparing(let fresh) = state else { invalid("prepareFailed") }
+    return self.setback(setback, fresh: fresh, closing: nil)
+  }
+
+  /// The exchange ended as `verdict` says; `digestReady`: a received body's digest needs no
+  /// wait (`AttemptSteps.digestIsReady`).
+  mutating func exchangeEnded(_ verdict: AttemptVerdict, digestReady: Bool) -> Action {
+    guard case .sending(let attempt, let fresh) = state else { invalid("exchangeEnded") }
+    switch verdict {
+    case .received where digestReady:
+      state = .completing(attempt)
+      return .complete(attempt)
+    case .received:
+      state = .awaitingDigest(attempt)
+      return .awaitDigest(attempt)
+    case .unchanged:
+      state = .finished
+      return .finish(
+        Finish(end: AttemptEnd(.success(AttemptSuccess(unchanged: true))), closing: attempt))
+    case .setback(let setback):
+      return self.setback(setback, fresh: fresh, closing: attempt)
+    }
+  }
+
+  /// The received attempt was checked and finished (or failed its checks).
+  mutating func completed(_ result: Result<AttemptSuccess, AttemptFailure>) -> Finish {
+    switch state {
+    case .completing(let attempt), .awaitingDigest(let attempt):
+      state = .finished
+      return Finish(end: AttemptEnd(result), closing: attempt)
+    default:
+      invalid("completed")
+    }
+  }
+
+  /// A partial file that is no prefix of the resource starts the attempt over from the
+  /// first byte, once; a second time, the attempt fails as `protocol`.
+  private mutating func setback(_ setback: AttemptSetback, fresh: Bool, closing: Attempt?)
+    -> Action
+  {
+    switch setback {
+    case .restart where !fresh:
+      state = .preparing(fresh: true)
+      return .prepare(fresh: true, closing: closing)
+    case .restart(let reason):
+      state = .finished
+      return .finish(
+        Finish(
+          end: AttemptEnd(.failure(AttemptFailure(error: TransferError(.protocol, reason)))),
+          closing: closing))
+    case .failed(let failure):
+      state = .finished
+      return .finish(Finish(end: AttemptEnd(.failure(failure)), closing: closing))
+    }
+  }
+
+  private func invalid(_ event: String) -> Never {
+    preconditionFailure("attempt machine: \(event) in state \(state)")
+  }
+}
+
+extension AttemptMachine: Sendable where Attempt: Sendable {}
+extension AttemptMachine.State: Sendable where Attempt: Sendable {}
+extension AttemptMachine.Action: Sendable where Attempt: Sendable {}
+extension AttemptMachine.Finish: Sendable where Attempt: Sendable {}

@@ -1,0 +1,23 @@
+/// The steps of one attempt that the engine and a task both run, for a download
+/// (`DownloadAttempt`) or an upload (`UploadAttempt`): the request to send and the sink of
+/// its response, then the judgement of how the exchange ended, then the check that
+/// completes it. `AttemptMachine` says which step comes next; the paths only execute them.
+///
+/// A class, so that an attempt costs the one allocation it had before, whichever path
+/// holds it.
+protocol AttemptSteps: AnyObject, Sendable {
+  /// The request of the attempt's exchange, before any interceptor adapts it.
+  var request: TransferRequest { get }
+  /// Where the exchange delivers its response.
+  var responseSink: any ResponseSink { get }
+  /// Reads how the exchange ended.
+  func judge(_ result: Result<TransferResponse, TransferError>) -> AttemptVerdict
+  /// Whether `completeNow` can finish the attempt without waiting for a worker thread.
+  var digestIsReady: Bool { get }
+  /// Checks and finishes a received attempt on the calling thread (`digestIsReady`).
+  func completeNow() -> Result<AttemptSuccess, AttemptFailure>
+  /// Checks and finishes a received attempt, waiting for its digest as long as it takes.
+  func completeAfterDigest() async -> Result<AttemptSuccess, AttemptFailure>
+  /// Releases what the attempt holds open. Called once, when it is over.
+  func end()
+}
