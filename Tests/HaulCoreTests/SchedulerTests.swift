@@ -1,83 +1,8 @@
 import Foundation
 import HaulCore
+import HaulTestSupport
 import Synchronization
 import Testing
-
-/// A scripted transport: answers each request from a closure, delivering the body to the
-/// sink as a real transport would. Only for the scheduler's decisions; transfers themselves
-/// are proven against real servers in TransportConformanceTests and CLITests.
-final class ScriptedTransport: Transport {
-  struct Answer: Sendable {
-    var status: Int
-    var headers: [HTTPField] = []
-    var body: [UInt8] = []
-    var error: TransferError?
-  }
-
-  let name = "scripted"
-  let script: @Sendable (TransferRequest, Int) -> Answer
-  private struct State {
-    var requests: [TransferRequest] = []
-    var inFlight = 0
-    var maxInFlight = 0
-    var inFlightPerHost: [String: Int] = [:]
-    var maxInFlightPerHost: [String: Int] = [:]
-  }
-  private let state = Mutex(State())
-
-  init(_ script: @escaping @Sendable (TransferRequest, Int) -> Answer) { self.script = script }
-
-  var requests: [TransferRequest] { state.withLock { $0.requests } }
-  /// The most requests that were in flight at once, over every host.
-  var maxInFlight: Int { state.withLock { $0.maxInFlight } }
-  /// The most requests that were in flight at once to each host.
-  var maxInFlightPerHost: [String: Int] { state.withLock { $0.maxInFlightPerHost } }
-
-  func perform(_ request: TransferRequest, sink: any ResponseSink) async throws(TransferError)
-    -> TransferResponse
-  {
-    let host = request.url.host ?? ""
-    let number = state.withLock { state in
-      state.requests.append(request)
-      state.inFlight += 1
-      state.maxInFlight = max(state.maxInFlight, state.inFlight)
-      state.inFlightPerHost[host, default: 0] += 1
-      state.maxInFlightPerHost[host] = max(
-        state.maxInFlightPerHost[host] ?? 0, state.inFlightPerHost[host] ?? 0)
-      return state.requests.count
-    }
-    defer {
-      state.withLock { state in
-        state.inFlight -= 1
-        state.inFlightPerHost[host, default: 1] -= 1
-      }
-    }
-    try? await Task.sleep(for: .milliseconds(2))
-    let answer = script(request, number)
-    if let error = answer.error, answer.body.isEmpty { throw error }
-    let length =
-      answer.headers.value(for: "Content-Length") == nil
-      ? [HTTPField("Content-Length", "\(answer.body.count)")] : []
-    let head = ResponseHead(status: answer.status, headers: answer.headers + length)
-    var delivered: Int64 = 0
-    if try sink.receive(head: head) {
-      let result = answer.body.withUnsafeBytes { bytes -> Result<Void, TransferError> in
-        do throws(TransferError) {
-          try sink.receive(body: bytes)
-          return .success(())
-        } catch {
-          return .failure(error)
-        }
-      }
-      try result.get()
-      delivered = Int64(answer.body.count)
-    }
-    if let error = answer.error { throw error }
-    return TransferResponse(head: head, bodyBytes: delivered)
-  }
-
-  func shutdown() async {}
-}
 
 /// The outcomes an event handler collects, by manifest line.
 final class OutcomeCollector: Sendable {

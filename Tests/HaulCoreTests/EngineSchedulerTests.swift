@@ -1,0 +1,172 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+/// The scheduler's two paths through the same scripts: `ScriptedEngine` carries first
+/// attempts on its own thread as curl's loop does (`EntryJob` executing the attempt
+/// machine), `ScriptedTransport` sends every attempt from a task (`EntryRunner.attempt`).
+/// Each case runs on both and expects the same outcomes; on the engine, that the engine
+/// carried the entries.
+@Suite("Scheduler on both paths: the engine's thread and a task")
+final class EngineSchedulerTests {
+  enum Path: String, CaseIterable, CustomTestStringConvertible {
+    case engine, task
+    var testDescription: String { rawValue }
+  }
+
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("haul-engine-scheduler-\(UUID().uuidString)").path
+
+  deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+  func transport(
+    _ path: Path, _ script: @escaping @Sendable (TransferRequest, Int) -> ScriptedTransport.Answer
+  ) -> ScriptedTransport {
+    path == .engine ? ScriptedEngine(script) : ScriptedTransport(script)
+  }
+
+  func entry(
+    _ line: Int, _ name: String, size: Int64? = nil, sha256: String? = nil,
+    operation: ManifestEntry.Operation = .download
+  ) -> ManifestEntry {
+    let url = "http://h/\(name)"
+    return ManifestEntry(
+      line: line, text: "{\"url\":\"\(url)\"}", operation: operation, url: URL(string: url)!,
+      path: name, size: size, sha256: sha256)
+  }
+
+  func run(
+    _ transport: ScriptedTransport, _ entries: [ManifestEntry], concurrency: Int = 4,
+    retries: Int = 2
+  ) async -> [Int: EntryOutcome] {
+    let scheduler = Scheduler(
+      transport: transport,
+      options: SchedulerOptions(
+        outputDirectory: directory, concurrency: concurrency, perHost: 8, retries: retries,
+        backoffBase: 0.001, backoffCap: 0.01, outageLimit: 0.5))
+    var outcomes: [Int: EntryOutcome] = [:]
+    for await event in scheduler.run(entries) {
+      if case .finished(let outcome) = event { outcomes[outcome.line] = outcome }
+    }
+    return outcomes
+  }
+
+  func contents(_ name: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: directory + "/" + name).map(Array.init)
+  }
+
+  /// The engine carried `count` entries' first attempts; the task path none.
+  func expectCarried(_ transport: ScriptedTransport, _ path: Path, _ count: Int) {
+    #expect((transport as? ScriptedEngine)?.jobsBegun ?? 0 == (path == .engine ? count : 0))
+  }
+
+  @Test(arguments: Path.allCases)
+  func downloads_land_exact_with_one_request_each_within_the_concurrency(_ path: Path) async {
+    let transport = transport(path) { request, _ in
+      .init(status: 200, body: Array(request.url.lastPathComponent.utf8))
+    }
+    let outcomes = await run(
+      transport, (1...40).map { entry($0, "file\($0)") }, concurrency: 3)
+    #expect(outcomes.count == 40)
+    #expect(outcomes.values.allSatisfy { $0.status == .ok && $0.attempts == 1 })
+    #expect((1...40).allSatisfy { contents("file\($0)") == Array("file\($0)".utf8) })
+    #expect(transport.requests.count == 40)
+    #expect(transport.maxInFlight <= 3)
+    expectCarried(transport, path, 40)
+  }
+
+  @Test(arguments: Path.allCases)
+  func a_503_first_answer_is_retried_and_the_retry_succeeds(_ path: Path) async {
+    let transport = transport(path) { _, number in
+      number == 1 ? .init(status: 503) : .init(status: 200, body: [1, 2, 3])
+    }
+    let outcomes = await run(transport, [entry(1, "a")])
+    #expect(outcomes[1]?.status == .ok)
+    #expect(outcomes[1]?.attempts == 2)
+    #expect(contents("a") == [1, 2, 3])
+    expectCarried(transport, path, 1)
+  }
+
+  @Test(arguments: Path.allCases)
+  func a_digest_mismatch_fails_the_entry_and_leaves_nothing_at_its_path(_ path: Path) async {
+    let good = SHA256.hex(of: Array("hello".utf8))
+    let transport = transport(path) { request, _ in
+      .init(
+        status: 200, body: Array((request.url.lastPathComponent == "good" ? "hello" : "bad").utf8))
+    }
+    let outcomes = await run(
+      transport, [entry(1, "good", sha256: good), entry(2, "bad", sha256: good)], retries: 0)
+    #expect(outcomes[1]?.status == .ok)
+    #expect(outcomes[1]?.sha256 == good)
+    #expect(outcomes[2]?.error?.code == .checksumMismatch)
+    #expect(contents("good") == Array("hello".utf8))
+    #expect(contents("bad") == nil)
+    expectCarried(transport, path, 2)
+  }
+
+  @Test(arguments: Path.allCases)
+  func a_redirect_is_followed_within_one_attempt(_ path: Path) async {
+    let transport = transport(path) { request, _ in
+      request.url.path == "/a"
+        ? .init(status: 302, headers: [HTTPField("Location", "http://h/elsewhere")])
+        : .init(status: 200, body: [5])
+    }
+    let outcomes = await run(transport, [entry(1, "a")])
+    #expect(outcomes[1]?.status == .ok)
+    #expect(outcomes[1]?.attempts == 1)
+    #expect(transport.requests.map(\.url.path) == ["/a", "/elsewhere"])
+    #expect(contents("a") == [5])
+    expectCarried(transport, path, 1)
+  }
+
+  @Test(arguments: Path.allCases)
+  func a_partial_resumes_and_an_answer_that_is_no_continuation_restarts_from_zero_once(
+    _ path: Path
+  ) async {
+    let body = Array("0123456789".utf8)
+    let half = transport(path) { _, _ in
+      .init(
+        status: 200, headers: [HTTPField("ETag", "\"v1\""), HTTPField("Content-Length", "10")],
+        body: Array(body[..<4]), error: TransferError(.protocol, "the connection was cut"))
+    }
+    let cutShort = await run(half, [entry(1, "a", size: 10)], retries: 0)
+    #expect(cutShort[1]?.status == .failed)
+    // The server now has another version: its 206 names another validator, so the partial
+    // is no prefix of it; the attempt starts over without a range.
+    let other = Array("abcdefghij".utf8)
+    let changed = transport(path) { request, _ in
+      request.range == nil
+        ? .init(status: 200, headers: [HTTPField("ETag", "\"v2\"")], body: other)
+        : .init(
+          status: 206,
+          headers: [HTTPField("ETag", "\"v2\""), HTTPField("Content-Range", "bytes 4-9/10")],
+          body: Array(other[4...]))
+    }
+    let resumed = await run(changed, [entry(1, "a", size: 10)])
+    #expect(resumed[1]?.status == .ok)
+    #expect(resumed[1]?.attempts == 1)
+    #expect(changed.requests.first?.range == ByteRange(start: 4))
+    #expect(changed.requests.count == 2)
+    #expect(changed.requests.last?.range == nil)
+    #expect(contents("a") == other)
+    expectCarried(changed, path, 1)
+  }
+
+  @Test(arguments: Path.allCases)
+  func an_upload_sends_the_file_and_a_4xx_fails_it(_ path: Path) async throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    _ = FileManager.default.createFile(atPath: directory + "/up", contents: Data([1, 2, 3, 4]))
+    _ = FileManager.default.createFile(atPath: directory + "/no", contents: Data([9]))
+    let transport = transport(path) { request, _ in
+      .init(status: request.url.lastPathComponent == "up" ? 201 : 403)
+    }
+    let outcomes = await run(
+      transport,
+      [entry(1, "up", operation: .upload), entry(2, "no", operation: .upload)], retries: 0)
+    #expect(outcomes[1]?.status == .ok)
+    #expect(outcomes[2]?.error?.code == .http(403))
+    #expect(transport.requests.allSatisfy { $0.body != nil })
+    expectCarried(transport, path, 2)
+  }
+}
