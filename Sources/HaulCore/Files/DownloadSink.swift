@@ -6,7 +6,7 @@
 
 /// Receives a download's response into its partial file: decides with `ResponseValidation`
 /// where the body goes (or that it is discarded), records the resume state before the first
-/// byte lands, then writes the body at its offset in pieces of `writeSize` (a body smaller
+/// write that leaves the body unfinished, then writes the body at its offset in pieces of `writeSize` (a body smaller
 /// than that in one `pwrite`) and feeds the digests (when it has any: a download with no
 /// checksum to verify, no report to show a digest and no digest from its server need not
 /// hash). Whoever drives the sink calls `flush()` when the exchange ends.
@@ -16,12 +16,14 @@
 /// resumed body's state recorded from its first response; an algorithm the set lacks is
 /// added before the first byte, the prefix already on disk hashed into it first.
 ///
-/// The resume state is written only when it can serve: before the first chunk that leaves
-/// the body unfinished. A body that arrives whole in one chunk (a small file) writes none,
-/// saving a file creation, a write and two renames per file (measured with
-/// `Benchmarks/run`: about a fifth of the CPU of 5,000 × 16 KiB). A crash between that one
-/// `pwrite` and the rename leaves a partial without state, which the next run starts over:
-/// at most one chunk is fetched again.
+/// The resume state is written only when it can serve: before the first write to the file
+/// that leaves the body unfinished (`writesState`). A body of up to `writeSize` bytes
+/// reaches the file in one `pwrite` however many chunks it came in (over TLS, always
+/// several), so a small file writes none, saving a file creation, a write, a close, two
+/// renames and an unlink per file. Until that first write the partial file is empty on disk
+/// (what came is in the buffer), so a state written earlier could resume nothing more. A
+/// crash between that one `pwrite` and the rename leaves a partial without state, which the
+/// next run starts over: at most `writeSize` bytes are fetched again.
 ///
 /// Threading: driven by one transport thread at a time, as `ResponseSink` requires; the
 /// owning task reads its results only after the exchange returned. Progress is published
@@ -35,8 +37,8 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   private let requested: ByteRange?
   private let expectedSize: Int64?
   private let stateTemplate: ResumeState
-  /// The state to record before the first byte of an unfinished body lands; `nil` once
-  /// written (or when the response is not written at all).
+  /// The state to record before the body's first write to the file, unless that write
+  /// completes it; `nil` once that write was made (or when the response is not written).
   private var pendingState: ResumeState?
   /// The body's end offset, when the response says it.
   private var total: Int64?
@@ -180,12 +182,6 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
     if let expectedSize, offset + Int64(body.count) > expectedSize {
       throw TransferError(.sizeMismatch, "server sent more than the expected \(expectedSize) bytes")
     }
-    if let state = pendingState {
-      pendingState = nil
-      if total.map({ offset + Int64(body.count) < $0 }) ?? true {
-        try local.writeState(state)
-      }
-    }
     if digestWorker == nil { hasher?.update(body) }
     let end = offset + Int64(body.count)
     if buffered == 0, body.count >= Self.writeSize || total == end {
@@ -209,9 +205,22 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   }
 
   private func write(_ bytes: UnsafeRawBufferPointer, at position: Int64) throws(TransferError) {
+    if let state = pendingState {
+      pendingState = nil
+      if Self.writesState(beforeWriteEndingAt: position + Int64(bytes.count), total: total) {
+        try local.writeState(state)
+      }
+    }
     try FileErrors.pwriteAll(fd, bytes, at: position, what: "cannot write \(local.path)")
     bufferStart = position + Int64(bytes.count)
     digestWorker?.advance(to: bufferStart)
+  }
+
+  /// Whether the resume state must be on disk before a write that leaves the partial file
+  /// `end` bytes long, the first of the body: unless the write completes a body of known
+  /// `total` (a body of unknown length may always go on).
+  package static func writesState(beforeWriteEndingAt end: Int64, total: Int64?) -> Bool {
+    total.map { end < $0 } ?? true
   }
 
   /// Copies `body` into the buffer, writing the buffer out each time it fills.
