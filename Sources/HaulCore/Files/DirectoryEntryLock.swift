@@ -16,12 +16,21 @@
 /// own work per file is unchanged. On tmpfs adding a name is quick, and with two engine
 /// loops the sleeps and wake-ups of taking turns cost more than the spinning they avoid
 /// (7,158 `futex` calls for 5,000 files instead of 692), so there nothing takes turns.
+///
+/// The mutex is glibc's adaptive kind: a thread that finds it taken spins a little before it
+/// sleeps, and a name is usually added within that spin, so most meetings cost no `futex`
+/// call (over TLS, where the engine loops meet there more often, about half fewer).
 enum DirectoryEntryLock {
   /// `nonisolated(unsafe)`: the pointer never changes after its one initialization, and
   /// what it points to is the lock itself, used only through `pthread_mutex_*`.
   nonisolated(unsafe) private static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(mutex, nil)
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    // PTHREAD_MUTEX_ADAPTIVE_NP, a glibc kind Swift does not import.
+    pthread_mutexattr_settype(&attributes, 3)
+    pthread_mutex_init(mutex, &attributes)
+    pthread_mutexattr_destroy(&attributes)
     return mutex
   }()
 
