@@ -31,6 +31,8 @@ package final class OutputDirectory: Sendable {
   /// The longest name, in bytes, the output directory's file system takes (`NAME_MAX`, read
   /// once at start with `fpathconf`): side files are named to fit it (`PartialNames`).
   package let nameLimit: Int
+  /// The claims this run holds on its entries against other haul processes here.
+  package let entryLocks: EntryLocks
 
   /// Opens (creating if needed) the output directory.
   package init(path: String) throws(TransferError) {
@@ -47,6 +49,7 @@ package final class OutputDirectory: Sendable {
     takesTurnsAddingNames = type != "tmpfs" && type != "ramfs"
     let limit = fpathconf(fd, Int32(_PC_NAME_MAX))
     nameLimit = limit > 0 ? limit : PartialNames.defaultLimit
+    entryLocks = EntryLocks(root: fd)
   }
 
   deinit { close(descriptor) }
@@ -123,8 +126,8 @@ package final class OutputDirectory: Sendable {
     return (current, String(leaf), created)
   }
 
-  /// Whether the folder open as `fd` holds no names but `.` and `..`; `false` when it
-  /// cannot be read.
+  /// Whether the folder open as `fd` holds no names but `.`, `..` and `.haul` (haul's own
+  /// folder, never a download's); `false` when it cannot be read.
   private static func isEmpty(_ fd: Int32) -> Bool {
     let copy = dup(fd)
     guard copy >= 0, let stream = fdopendir(copy) else {
@@ -135,7 +138,9 @@ package final class OutputDirectory: Sendable {
     while let entry = readdir(stream) {
       let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
         name[0] == UInt8(ascii: ".")
-          && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
+          && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0)
+            || (name[1] == UInt8(ascii: "h") && name[2] == UInt8(ascii: "a")
+              && name[3] == UInt8(ascii: "u") && name[4] == UInt8(ascii: "l") && name[5] == 0))
       }
       if !isDot { return false }
     }

@@ -25,6 +25,7 @@ extension EntryRunner {
       completed = job.entry.size ?? 0
       if job.entry.operation == .download { job.local?.discardEmptyPartial() }
     }
+    if job.entry.operation == .download { directory.entryLocks.release(job.entry.path) }
     // A descriptor of the entry's own (its subfolder's) is closed now, not when the job goes.
     if job.local?.holdsDescriptor == true { job.local = nil }
     let ending = Ending(

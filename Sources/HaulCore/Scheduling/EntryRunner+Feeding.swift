@@ -9,6 +9,9 @@ extension EntryRunner {
     case job(EntryJob)
     /// The entry ended without one (already complete, or its local files are refused).
     case ended(Ending)
+    /// Another haul process on the output directory holds the entry (`EntryLocks`): it is
+    /// checked again once that one lets go.
+    case held(ManifestEntry)
   }
 
   /// Checks `entry` against the disk before it waits for a slot: a download already
@@ -24,15 +27,25 @@ extension EntryRunner {
       return .ended(
         Ending(outcome: Scheduler.outcome(entry, error: error), sizeInManifest: entry.size != nil))
     }
-    if let (checked, size) = alreadyComplete(entry, local) {
-      if options.refresh, entry.size == nil, entry.expectedDigests.isEmpty,
-        let check = local.refreshCheck()
-      {
+    let refreshes = options.refresh && entry.size == nil && entry.expectedDigests.isEmpty
+    var complete = alreadyComplete(entry, local)
+    var claimed = false
+    if complete == nil || refreshes {
+      guard directory.entryLocks.claim(entry.path) else { return .held(entry) }
+      claimed = true
+      // Another process may have finished the file between the check and the claim.
+      if complete == nil, local.destination() != nil {
+        complete = alreadyComplete(entry, local, evenIfNew: true)
+      }
+    }
+    if let (checked, size) = complete {
+      if refreshes, let check = local.refreshCheck() {
         let job = EntryJob(
           entry, runner: self, local: local.holdsDescriptor ? nil : local, expectedBytes: nil)
         job.refresh = check
         return .job(job)
       }
+      if claimed { directory.entryLocks.release(entry.path) }
       var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
       outcome.status = .skipped
       outcome.error = nil
@@ -87,10 +100,11 @@ extension EntryRunner {
   /// and its length, when the entry is already complete and can be skipped; `nil`
   /// otherwise. Every expected digest (manifest and checksum files) is computed, in one
   /// read of the file, and must match.
-  private func alreadyComplete(_ entry: ManifestEntry, _ local: LocalDownload)
-    -> (AttemptSuccess, Int64)?
-  {
-    guard !local.isNew, let destination = local.destination(), destination.isRegularFile
+  private func alreadyComplete(
+    _ entry: ManifestEntry, _ local: LocalDownload, evenIfNew: Bool = false
+  ) -> (AttemptSuccess, Int64)? {
+    guard evenIfNew || !local.isNew, let destination = local.destination(),
+      destination.isRegularFile
     else { return nil }
     if let size = entry.size, destination.size != size { return nil }
     let expected = entry.expectedDigests

@@ -126,6 +126,7 @@ public actor Scheduler {
     var batchSize = 16
     var parallel = false
     var more = true
+    var held: [ManifestEntry] = []
     while more {
       // Ended jobs are freed here, on the thread that made them (see `takeRetired`).
       _ = runner.state.takeRetired()
@@ -164,12 +165,49 @@ public actor Scheduler {
           handOver.end(ending)
         case .job(let job):
           await handOver.submit(job)
+        case .held(let entry):
+          held.append(entry)
         }
       }
       // Mostly complete already (a rerun): check the next batch on every core.
       parallel = skipped * 2 > admissions.count
     }
+    await admitWhenLetGo(held, to: runner, handOver: &handOver)
     handOver.flush()
+  }
+
+  /// Checks the entries another haul process held (docs/behaviour.md, "Two runs, one
+  /// folder") again and again, from every 50 ms up to every second, until each is this
+  /// run's to transfer or skip, or the run is cancelled. A held entry holds no slot while it
+  /// waits, and the kernel lets go of a killed process's claims, so the wait ends.
+  private nonisolated func admitWhenLetGo(
+    _ entries: [ManifestEntry], to runner: EntryRunner, handOver: inout HandOver
+  ) async {
+    var held = entries
+    var pause = 0.05
+    while !held.isEmpty {
+      handOver.flush()
+      if cancelFlag.load(ordering: .relaxed) || Task.isCancelled {
+        for entry in held {
+          handOver.end(
+            .init(
+              outcome: Self.outcome(entry, error: Self.cancelledError),
+              sizeInManifest: entry.size != nil))
+        }
+        return
+      }
+      try? await Task.sleep(for: .seconds(pause))
+      pause = min(pause * 2, 1)
+      let admissions = runner.admissions(for: held, parallel: false)
+      held.removeAll(keepingCapacity: true)
+      for admission in admissions {
+        switch admission {
+        case .ended(let ending): handOver.end(ending)
+        case .job(let job): await handOver.submit(job)
+        case .held(let entry): held.append(entry)
+        }
+      }
+    }
   }
 
   /// The feeder's batches on their way into the run: jobs that hold a slot, dispatched
