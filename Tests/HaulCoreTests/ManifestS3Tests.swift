@@ -62,7 +62,10 @@ struct ManifestS3Tests {
         .init(key: "dir/../up.txt", size: 1, etag: nil),
         .init(key: "dir/ctl\u{01}", size: 1, etag: nil),
       ], nextToken: nil)
-    let items = S3PrefixListing(pageSize: 5).items(of: page, for: prefix)
+    let folder = ListedFolder(url: prefix.url, relativePath: "", depth: 1)
+    let items = S3PrefixListing(pageSize: 5).files(of: page, in: folder).compactMap {
+      ListingItem($0, of: prefix, depth: FolderOptions.defaultDepth)
+    }
     try #require(items.count == 3, "the folder marker is skipped")
     guard case .entry(let entry) = items[0] else {
       Issue.record("\(items[0])")
@@ -74,7 +77,7 @@ struct ManifestS3Tests {
     #expect(entry.headers.contains { $0.hasName("If-Match") && $0.value == "\"e1\"" })
     #expect(entry.text.contains(#""url":"s3://bucket/dir/a b/c+d.txt""#))
     for item in items.dropFirst() {
-      guard case .refused(_, let error) = item else {
+      guard case .ended(_, let error) = item else {
         Issue.record("\(item) is not refused")
         continue
       }

@@ -4,14 +4,19 @@
 /// sent are counted there.
 final class S3AnswerSink: ResponseSink, @unchecked Sendable {
   /// A page of 1,000 keys of 1,024 bytes each, escaped, stays below this.
-  static let limit = 16 << 20
+  static let defaultLimit = 16 << 20
+  /// A larger body fails the exchange.
+  private let limit: Int
   private(set) var body: [UInt8] = []
   private(set) var errorBody: S3ErrorBody?
   private var keeps = false
   private let progress: ProgressCounter?
   private var reported: Int64 = 0
 
-  init(progress: ProgressCounter? = nil) { self.progress = progress }
+  init(progress: ProgressCounter? = nil, limit: Int = S3AnswerSink.defaultLimit) {
+    self.progress = progress
+    self.limit = limit
+  }
 
   func receive(head: ResponseHead) throws(TransferError) -> Bool {
     body.removeAll()
@@ -25,8 +30,8 @@ final class S3AnswerSink: ResponseSink, @unchecked Sendable {
       errorBody?.append(chunk)
       return
     }
-    guard body.count + chunk.count <= Self.limit else {
-      throw TransferError(.protocol, "an S3 answer is larger than \(Self.limit >> 20) MiB")
+    guard body.count + chunk.count <= limit else {
+      throw TransferError(.protocol, "the answer is larger than \(limit >> 20) MiB")
     }
     body.append(contentsOf: chunk)
   }

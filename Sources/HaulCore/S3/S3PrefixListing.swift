@@ -1,11 +1,11 @@
 import Foundation
 
 /// `s3://BUCKET/DIR/` manifest lines: how a prefix is carried, and how one `ListObjectsV2`
-/// page of it becomes entries.
+/// page of it becomes files; the lister of S3 prefixes.
 ///
 /// A prefix entry carries as its URL the first page's request
 /// (`…/BUCKET/?list-type=2&prefix=DIR%2F`), so that it travels through the manifest,
-/// validation and sharding as any entry does; `S3PrefixExpansion` lists it page by page as
+/// validation and sharding as any entry does; `ListingExpansion` lists it page by page as
 /// the scheduler's feeder reaches it. Each object listed becomes a download of its own:
 /// the entry's `path` (a folder, `dir/`) plus the key after the prefix, with the listed size
 /// as its expected size and the listed ETag sent as `If-Match`, so that an object replaced
@@ -68,64 +68,38 @@ package struct S3PrefixListing: Sendable, Hashable {
     return URL(string: text)!
   }
 
-  /// What a listed object becomes.
-  enum Item: Sendable {
-    /// A download.
-    case entry(ManifestEntry)
-    /// Refused before any transfer (`path_refused`): its key would leave the output
-    /// directory or cannot be asked for as it is named.
-    case refused(ManifestEntry, TransferError)
-  }
-
-  /// The entries of `page`'s objects, listed for `prefixEntry`. A key ending in `/` (a
-  /// console's folder marker) is no file and is skipped.
-  func items(of page: S3ListPage, for prefixEntry: ManifestEntry) -> [Item] {
-    var (base, _) = Self.url(prefixEntry.url)
+  /// The files of `page`, listed for the prefix `folder` (the entry's own: an S3 listing
+  /// is flat). A key ending in `/` (a console's folder marker) is no file and is skipped.
+  func files(of page: S3ListPage, in folder: ListedFolder) -> [ListedFile] {
+    var (base, _) = Self.url(folder.url)
     if !base.hasSuffix("/") { base += "/" }
-    let prefix = Self.prefix(of: prefixEntry.url)
+    let prefix = Self.prefix(of: folder.url)
     let bucket = page.bucket ?? ""
-    let headers = prefixEntry.headers
-    let asksIfMatch = !headers.contains { $0.hasName("If-Match") }
-    var items: [Item] = []
-    items.reserveCapacity(page.objects.count)
+    var files: [ListedFile] = []
+    files.reserveCapacity(page.objects.count)
     for object in page.objects where !object.key.hasSuffix("/") {
       let relative =
         object.key.hasPrefix(prefix) ? String(object.key.dropFirst(prefix.count)) : object.key
-      let wanted = prefixEntry.path + relative
-      var line = JSONObject()
-      line.add("url", "s3://\(bucket)/\(object.key)")
-      line.add("path", wanted)
-      line.add("size", object.size)
-      var entry = ManifestEntry(
-        line: prefixEntry.line, text: line.json, url: prefixEntry.url, path: wanted,
-        size: object.size, headers: headers)
-      let segments = object.key.split(separator: "/", omittingEmptySubsequences: false)
-      if segments.contains(where: { $0 == "." || $0 == ".." }) {
-        items.append(.refused(entry, Self.refusal("has a . or .. segment")))
-        continue
-      }
-      let path: String
-      switch ManifestPath.normalize(wanted) {
-      case .success(let normal): path = normal
-      case .failure(let problem):
-        items.append(.refused(entry, Self.refusal("makes a refused path (\(problem.reason))")))
-        continue
-      }
-      guard let url = URL(string: base + S3URIEncoding.encodePath(object.key)) else {
-        items.append(.refused(entry, Self.refusal("does not make a valid URL")))
-        continue
-      }
-      entry.url = url
-      entry.path = path
-      if asksIfMatch, let etag = object.etag, !etag.isEmpty {
-        entry.headers.append(HTTPField("If-Match", etag))
-      }
-      items.append(.entry(entry))
+      files.append(
+        ListedFile(
+          url: URL(string: base + S3URIEncoding.encodePath(object.key)),
+          source: "s3://\(bucket)/\(object.key)", relativePath: relative, size: object.size,
+          ifMatch: object.etag))
     }
-    return items
+    return files
   }
+}
 
-  private static func refusal(_ reason: String) -> TransferError {
-    TransferError(.pathRefused, "the listed key \(reason)")
+extension S3PrefixListing: FolderLister {
+  package func lists(_ entry: ManifestEntry) -> Bool { Self.isFirstPage(entry.url) }
+
+  package func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
+    async throws(TransferError) -> ListingPage
+  {
+    let answer = try await client.fetch(page(folder.url, after: cursor))
+    guard let page = S3ListPage.parse(answer.body) else {
+      throw TransferError(.protocol, "the listing of the prefix is not a ListObjectsV2 page")
+    }
+    return ListingPage(files: files(of: page, in: folder), next: page.nextToken)
   }
 }

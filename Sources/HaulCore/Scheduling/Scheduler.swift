@@ -120,8 +120,8 @@ public actor Scheduler {
     _ entries: Entries, to runner: EntryRunner
   ) async {
     var handOver = HandOver(runner: runner)
-    var source = S3PrefixExpansion(
-      entries.makeIterator(), listing: options.s3Listing, runner: runner)
+    var source = ListingExpansion(
+      entries.makeIterator(), listers: options.listers, folders: options.folders, runner: runner)
     var batch: [ManifestEntry] = []
     var batchSize = 16
     var parallel = false

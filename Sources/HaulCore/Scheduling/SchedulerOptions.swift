@@ -56,6 +56,8 @@ public struct SchedulerOptions: Sendable {
   /// Sends uploads to the S3 endpoint above a threshold in parts, resumable across runs
   /// (`--s3`); `nil` sends every upload whole.
   package var s3Multipart: S3MultipartOptions?
+  /// How folder entries are expanded (`--depth`).
+  package var folders = FolderOptions()
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,

@@ -1,0 +1,90 @@
+import Foundation
+
+/// A way of listing a folder entry's tree: S3 prefixes, WebDAV collections and web index
+/// pages each implement it, and `ListingExpansion` drives any of them, so the scheduler
+/// knows no listing format.
+///
+/// A lister is asked for one page at a time: the files of one folder (or of a flat listing
+/// such as an S3 prefix) and the subfolders it names, which the expansion lists later. It
+/// keeps no state between pages; what it needs for the next page of the same folder travels
+/// in `ListingPage.next`. Requests go through `ListingClient`, which sends them as every
+/// transfer is sent and retries transient failures.
+package protocol FolderLister: Sendable {
+  /// Whether this lister lists `entry`'s tree. The first lister that takes an entry lists
+  /// it; an entry no lister takes runs as a single transfer.
+  func lists(_ entry: ManifestEntry) -> Bool
+
+  /// The page of `folder` after `cursor` (the previous page's `next`; `nil` for the first).
+  /// Throws what fails the folder: the expansion reports it as the folder's own transfer.
+  func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
+    async throws(TransferError) -> ListingPage
+}
+
+/// A folder to list: where it is asked for, and where it lies in the tree.
+package struct ListedFolder: Sendable, Hashable {
+  /// What the lister asks for (an index page, a collection, an S3 prefix's first page).
+  package var url: URL
+  /// Its path relative to the entry's folder: `""` for the entry's own, else `a/b/`.
+  package var relativePath: String
+  /// 1 for the entry's own folder, 2 for its subfolders, and so on (`--depth`).
+  package var depth: Int
+
+  package init(url: URL, relativePath: String, depth: Int) {
+    self.url = url
+    self.relativePath = relativePath
+    self.depth = depth
+  }
+
+  /// The folder `name/` inside this one, at `url`.
+  package func child(named name: String, at url: URL) -> ListedFolder {
+    ListedFolder(url: url, relativePath: relativePath + name + "/", depth: depth + 1)
+  }
+}
+
+/// A file a listing names.
+package struct ListedFile: Sendable, Hashable {
+  /// Where it is downloaded from; `nil` when its name makes no URL (the file is refused).
+  package var url: URL?
+  /// The URL as the report's and `--failed`'s line gives it (`s3://bucket/key` for S3).
+  package var source: String
+  /// Its path relative to the entry's folder (`a/b/c.txt`), as the server names it: the
+  /// expansion refuses one that would leave the folder.
+  package var relativePath: String
+  /// Its exact size, when the listing gives one in bytes (never a rounded `56K`).
+  package var size: Int64?
+  /// Its modification time, as listed.
+  package var modified: Date?
+  /// A validator sent as `If-Match`, so that a file replaced after it was listed fails
+  /// with `http_412` instead of mixing two versions; only where the lister knows it is the
+  /// one a download's answer carries (S3's ETag).
+  package var ifMatch: String?
+
+  package init(
+    url: URL?, source: String, relativePath: String, size: Int64? = nil,
+    modified: Date? = nil, ifMatch: String? = nil
+  ) {
+    self.url = url
+    self.source = source
+    self.relativePath = relativePath
+    self.size = size
+    self.modified = modified
+    self.ifMatch = ifMatch
+  }
+}
+
+/// One page of a listing.
+package struct ListingPage: Sendable, Hashable {
+  /// The files it names.
+  package var files: [ListedFile]
+  /// The subfolders it names, to be listed later (each at most once, within `--depth`).
+  package var folders: [ListedFolder]
+  /// What asks for the same folder's next page (`ListObjectsV2`'s continuation token);
+  /// `nil` on its last page.
+  package var next: String?
+
+  package init(files: [ListedFile] = [], folders: [ListedFolder] = [], next: String? = nil) {
+    self.files = files
+    self.folders = folders
+    self.next = next
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// How a lister asks for a listing: through `EntryRunner.send`, the path every transfer
+/// takes (the same interceptor signs it, the same redirect rules apply), without a slot,
+/// with the run's and the folder entry's headers, and retried under the run's policy while
+/// its failure is transient.
+package struct ListingClient: Sendable {
+  /// A listing answer larger than this fails its folder.
+  package static let pageLimit = 64 << 20
+
+  let runner: EntryRunner
+  /// The folder entry being listed: its headers go with every request.
+  let entry: ManifestEntry
+
+  /// A final answer: a 2xx with its body, or a status the lister asked to handle.
+  package struct Answer: Sendable {
+    package var head: ResponseHead
+    /// The body of a 2xx (empty for any other status).
+    package var body: [UInt8]
+  }
+
+  /// Sends `method` to `url` and returns the answer. A status in `handles` is returned as
+  /// it is (a `PROPFIND` refused with 405); any other non-2xx fails, retried while transient.
+  package func fetch(
+    _ url: URL, method: String = "GET", headers: [HTTPField] = [], handles: Set<Int> = []
+  ) async throws(TransferError) -> Answer {
+    var loop = AttemptLoop(sources: 1, policy: runner.retryPolicy)
+    loop.begin()
+    while true {
+      if Task.isCancelled { throw Scheduler.cancelledError }
+      let failure: AttemptFailure
+      switch await fetchOnce(url, method: method, headers: headers, handles: handles) {
+      case .success(let answer): return answer
+      case .failure(let value): failure = value
+      }
+      guard !Task.isCancelled,
+        case .attempt(_, _, let delay) = loop.failed(
+          failure.error.code, transient: failure.transient, retryAfter: failure.retryAfter,
+          excused: false, jitter: Double.random(in: 0..<1))
+      else { throw Task.isCancelled ? Scheduler.cancelledError : failure.error }
+      do {
+        try await Task.sleep(for: .seconds(delay))
+      } catch {
+        throw Scheduler.cancelledError
+      }
+    }
+  }
+
+  private func fetchOnce(_ url: URL, method: String, headers: [HTTPField], handles: Set<Int>)
+    async -> Result<Answer, AttemptFailure>
+  {
+    let options = runner.options
+    let request = TransferRequest(
+      url: url, method: method, headers: options.headers + entry.headers + headers,
+      stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
+    let sink = S3AnswerSink(limit: Self.pageLimit)
+    let response: TransferResponse
+    do throws(TransferError) {
+      response = try await runner.send(request, for: entry, sink: sink)
+    } catch {
+      return .failure(AttemptFailure(error: error))
+    }
+    let status = response.head.status
+    if (200..<300).contains(status) {
+      return .success(Answer(head: response.head, body: sink.body))
+    }
+    if handles.contains(status) { return .success(Answer(head: response.head, body: [])) }
+    return .failure(AttemptFailure.http(response.head, body: sink.errorBody))
+  }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The scheduler's feeder's source of entries: passes every entry of `base` on, and expands
+/// an entry a lister takes (`FolderLister.lists`) into the files its tree holds, one
+/// listing page at a time as the feeder pulls.
+///
+/// Only one page is held at once, and a page is requested only when the previous one has
+/// been handed to the feeder, which pauses while its lookahead is full: listing keeps pace
+/// with the transfers. What grows with the tree is the folders still to list (and the
+/// folders listed, kept so that none is listed twice), never the files listed. A folder
+/// that cannot be listed ends as a transfer of its own (its URL, its local folder as the
+/// path) and the rest of the tree goes on.
+///
+/// Not thread-safe: the feeder alone pulls.
+struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
+  typealias Item = ListingItem
+
+  /// The tree being listed.
+  private struct Walk {
+    let entry: ManifestEntry
+    let lister: any FolderLister
+    let root: ListedFolder
+    /// Folders still to list, the next one last.
+    var pending: [ListedFolder]
+    /// Every folder taken into `pending` so far, by URL.
+    var seen: Set<String>
+    /// The folder whose next page comes before any pending folder, and that page's cursor.
+    var continuation: (folder: ListedFolder, cursor: String)?
+  }
+
+  private var base: Base
+  private let listers: [any FolderLister]
+  private let folders: FolderOptions
+  private let runner: EntryRunner
+  private var walk: Walk?
+  /// The current page's items, handed out from `next`.
+  private var page: [Item] = []
+  private var next = 0
+
+  init(_ base: Base, listers: [any FolderLister], folders: FolderOptions, runner: EntryRunner) {
+    self.base = base
+    self.listers = listers
+    self.folders = folders
+    self.runner = runner
+  }
+
+  /// Whether the next pull asks the server for a listing page.
+  var waitsForPage: Bool { next >= page.count && walk != nil }
+
+  /// The next entry to feed, `nil` when every entry and every page has been handed out.
+  mutating func nextItem() async -> Item? {
+    while true {
+      if next < page.count {
+        defer { next += 1 }
+        return page[next]
+      }
+      page.removeAll(keepingCapacity: true)
+      next = 0
+      if var current = walk {
+        walk = nil
+        await list(&current)
+        if current.continuation != nil || !current.pending.isEmpty { walk = current }
+        continue
+      }
+      guard let entry = base.next() else { return nil }
+      guard let lister = listers.first(where: { $0.lists(entry) }) else { return .entry(entry) }
+      let root = ListedFolder(url: entry.url, relativePath: "", depth: 1)
+      walk = Walk(
+        entry: entry, lister: lister, root: root, pending: [root],
+        seen: [root.url.absoluteString], continuation: nil)
+    }
+  }
+
+  /// Lists the next page of `walk` into `page`.
+  private mutating func list(_ walk: inout Walk) async {
+    let folder: ListedFolder
+    let cursor: String?
+    if let (continued, token) = walk.continuation {
+      (folder, cursor) = (continued, token)
+      walk.continuation = nil
+    } else if let pending = walk.pending.popLast() {
+      (folder, cursor) = (pending, nil)
+    } else {
+      return
+    }
+    let listed: ListingPage
+    do throws(TransferError) {
+      listed = try await walk.lister.page(
+        of: folder, after: cursor, through: ListingClient(runner: runner, entry: walk.entry))
+    } catch {
+      page.append(.ended(ListingItem.folderEntry(folder, of: walk.entry), error))
+      return
+    }
+    walk.continuation = listed.next.map { (folder, $0) }
+    let rootURL = walk.root.url.absoluteString
+    // Pushed in reverse so that the first one named is listed first.
+    for child in listed.folders.reversed() where child.depth <= folders.depth {
+      let key = child.url.absoluteString
+      guard key.hasPrefix(rootURL), walk.seen.insert(key).inserted else { continue }
+      walk.pending.append(child)
+    }
+    page.reserveCapacity(listed.files.count)
+    for file in listed.files {
+      if let item = ListingItem(file, of: walk.entry, depth: folders.depth) { page.append(item) }
+    }
+  }
+}
