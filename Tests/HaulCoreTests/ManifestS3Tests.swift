@@ -64,7 +64,7 @@ struct ManifestS3Tests {
       ], nextToken: nil)
     let folder = ListedFolder(url: prefix.url, relativePath: "", depth: 1)
     let items = S3PrefixListing(pageSize: 5).files(of: page, in: folder).compactMap {
-      ListingItem($0, of: prefix, depth: FolderOptions.defaultDepth)
+      ListingItem($0, of: prefix, folders: FolderOptions())
     }
     try #require(items.count == 3, "the folder marker is skipped")
     guard case .entry(let entry) = items[0] else {

@@ -1,4 +1,5 @@
-/// How folder entries are expanded (`--depth`; see the contract's Folders).
+/// How folder entries are expanded (`--depth`, `--include`, `--exclude`; see the
+/// contract's Folders).
 package struct FolderOptions: Sendable {
   /// The deepest folder listed: 1 is the entry's own folder, 2 adds its subfolders
   /// (`--depth`). A file deeper than this below the folder (in a flat S3 listing) is left out.
@@ -6,8 +7,12 @@ package struct FolderOptions: Sendable {
   /// What `--depth` is when not given: deep enough for any real tree, a bound all the same.
   package static let defaultDepth = 32
 
-  package init(depth: Int = FolderOptions.defaultDepth) {
+  /// Which files are taken (`--include`, `--exclude`), by their path below the folder.
+  package var filter: PathFilter
+
+  package init(depth: Int = FolderOptions.defaultDepth, filter: PathFilter = PathFilter()) {
     self.depth = max(1, depth)
+    self.filter = filter
   }
 }
 

@@ -101,7 +101,7 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     }
     page.reserveCapacity(listed.files.count)
     for file in listed.files {
-      if let item = ListingItem(file, of: walk.entry, depth: folders.depth) { page.append(item) }
+      if let item = ListingItem(file, of: walk.entry, folders: folders) { page.append(item) }
     }
   }
 }

@@ -9,10 +9,13 @@ enum ListingItem: Sendable {
   /// listed, or a listed file refused (`path_refused`).
   case ended(ManifestEntry, TransferError)
 
-  /// What `file`, listed for `folderEntry`, becomes; `nil` when it lies deeper than `depth`.
-  init?(_ file: ListedFile, of folderEntry: ManifestEntry, depth: Int) {
+  /// What `file`, listed for `folderEntry`, becomes; `nil` when it lies deeper than
+  /// `folders.depth` or the filter leaves it out.
+  init?(_ file: ListedFile, of folderEntry: ManifestEntry, folders: FolderOptions) {
     let segments = file.relativePath.split(separator: "/", omittingEmptySubsequences: false)
-    guard segments.count <= depth else { return nil }
+    guard segments.count <= folders.depth, folders.filter.takes(file.relativePath) else {
+      return nil
+    }
     let wanted = folderEntry.path + file.relativePath
     var line = JSONObject()
     line.add("url", file.source)
