@@ -28,6 +28,9 @@ struct ResponseHeadParser {
   let maxBytes: Int
   private(set) var totalBytes = 0
   private(set) var status: Int?
+  /// Whether the status line names HTTP/2 or later (`HTTP/2 200`): one connection carries
+  /// several exchanges at once.
+  private(set) var multiplexed = false
   private(set) var fields: [HTTPField] = []
   /// Whether the last field line was kept (a folded continuation line belongs to it).
   private var keptLast = false
@@ -59,6 +62,7 @@ struct ResponseHeadParser {
       base[2] == UInt8(ascii: "T"), base[3] == UInt8(ascii: "P"), base[4] == UInt8(ascii: "/")
     {
       status = Self.statusCode(ofStatusLine: content)
+      multiplexed = end >= 6 && (0x32...0x39).contains(base[5])
       fields.removeAll(keepingCapacity: true)
       return .needMore
     }
@@ -141,7 +145,7 @@ struct ResponseHeadParser {
 
   /// The head as received so far, with `status` standing in for a missing status line.
   func head(status fallback: Int) -> ResponseHead {
-    ResponseHead(status: status ?? fallback, headers: fields)
+    ResponseHead(status: status ?? fallback, headers: fields, multiplexed: multiplexed)
   }
 
   private mutating func endOfBlock() -> Step {
@@ -151,7 +155,7 @@ struct ResponseHeadParser {
       fields.removeAll(keepingCapacity: true)
       return .interim
     }
-    return .complete(ResponseHead(status: status, headers: fields))
+    return .complete(ResponseHead(status: status, headers: fields, multiplexed: multiplexed))
   }
 
   /// The three-digit code after the protocol name (`HTTP/1.1 200 OK`, `HTTP/2 404`).

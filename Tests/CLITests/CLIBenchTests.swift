@@ -41,7 +41,10 @@ struct CLIBenchTests {
       let order = result.stderr.split(separator: "\n").filter { $0.contains(": 4 ok, 0 failed") }
         .map { $0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces) }
       #expect(
-        order == ["round 1 curl", "round 1 urlsession", "round 2 curl", "round 2 urlsession"])
+        order == [
+          "round 1 curl -j auto", "round 1 urlsession -j auto", "round 2 curl -j auto",
+          "round 2 urlsession -j auto",
+        ])
       let table = result.stdout.split(separator: "\n").map(String.init)
       #expect(table.contains { $0.hasPrefix("transport") && $0.contains("files/s") })
       #expect(table.contains { $0.hasPrefix("curl ") && $0.hasSuffix("1.00") })
@@ -72,6 +75,40 @@ struct CLIBenchTests {
     }
   }
 
+  @Test func a_concurrency_sweep_gives_a_row_per_value_and_says_what_auto_chose() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-cli-bench")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      var lines: [String] = []
+      for index in 0..<6 {
+        _ = try nginx.createFile("s/f\(index).bin", size: 4_000, seed: UInt64(index))
+        lines.append(
+          try manifestLine(["url": nginx.url("/s/f\(index).bin").absoluteString, "size": 4_000]))
+      }
+      try writeManifest(lines, in: directory)
+
+      let result = try await HaulBinary.run(
+        [
+          "bench", "manifest.jsonl", "-j", "2,auto", "--transports", "curl", "--repeat", "1",
+          "--json", "bench.json",
+        ], in: directory)
+
+      #expect(result.status == 0, "\(result.stderr)")
+      let json = try jsonFile(directory.file("bench.json"))
+      #expect(json["levels"] as? [String] == ["2", "auto"])
+      let rows = try #require(json["transports"] as? [[String: Any]])
+      #expect(rows.map { $0["level"] as? String } == ["2", "auto"])
+      #expect(rows.map { $0["name"] as? String } == ["curl", "curl"])
+      // A fixed -j ends where it began; auto ends between its floor and its ceiling.
+      #expect(rows[0]["concurrency"] as? Int == 2)
+      let chosen = try #require(rows[1]["concurrency"] as? Int)
+      #expect((4...256).contains(chosen))
+      #expect(nginx.accessLog().filter { $0.method == "GET" }.count == 12)
+      let table = result.stdout.split(separator: "\n").map(String.init)
+      #expect(table.contains { $0.hasPrefix("curl ") && $0.contains(" auto ") })
+    }
+  }
+
   @Test func bench_exits_1_when_a_transfer_fails() async throws {
     let directory = try TemporaryDirectory(prefix: "haul-cli-bench")
     defer { directory.remove() }
@@ -84,7 +121,7 @@ struct CLIBenchTests {
         in: directory)
       #expect(result.status == 1)
       #expect(result.stdout.contains("curl (1 failed)"))
-      #expect(result.stdout.contains("curl round 1: 1 failed (first: m.bin: "))
+      #expect(result.stdout.contains("curl -j auto round 1: 1 failed (first: m.bin: "))
       #expect(result.stdout.contains("http_404"))
     }
   }

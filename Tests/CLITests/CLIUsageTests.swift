@@ -25,7 +25,7 @@ struct CLIUsageTests {
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("Usage: haul run MANIFEST [options]"))
     for option in [
-      "-o, --output DIR", "-j, --concurrency N", "--per-host N", "--transport", "--retries N",
+      "-o, --output DIR", "-j, --concurrency N|auto", "--per-host N", "--transport", "--retries N",
       "--segments N", "--min-segment-size SIZE", "--max-rate RATE", "--timeout SECONDS",
       "--header", "--auth-command CMD", "--report FILE", "--events", "--shard K/N",
       "-q, --quiet", "--cacert FILE", "--fsync", "--failed FILE",
@@ -57,9 +57,9 @@ struct CLIUsageTests {
   @Test(arguments: [
     (["run", "m.jsonl", "--bogus"], "unknown option '--bogus'"),
     (["run", "m.jsonl", "-x"], "unknown option '-x'"),
-    (["run", "m.jsonl", "-j", "0"], "--concurrency must be a whole number"),
-    (["run", "m.jsonl", "-jx"], "--concurrency must be a whole number"),
-    (["run", "m.jsonl", "--concurrency=many"], "--concurrency must be a whole number"),
+    (["run", "m.jsonl", "-j", "0"], "--concurrency must be auto or a whole number"),
+    (["run", "m.jsonl", "-jx"], "--concurrency must be auto or a whole number"),
+    (["run", "m.jsonl", "--concurrency=many"], "--concurrency must be auto or a whole number"),
     (["run", "m.jsonl", "--per-host", "-1"], "option '--per-host' needs a value"),
     (["run", "m.jsonl", "--retries", "1.5"], "--retries must be a whole number"),
     (["run", "m.jsonl", "--timeout", "0"], "--timeout must be a number of seconds"),

@@ -62,6 +62,17 @@ struct ResponseHeadParserTests {
     for name in others { #expect(!kept(name), "\(name)") }
   }
 
+  @Test func a_status_line_of_http2_or_later_marks_the_response_multiplexed() {
+    #expect(
+      parse(["HTTP/2 200\r\n", "\r\n"]).last
+        == .complete(ResponseHead(status: 200, multiplexed: true)))
+    #expect(
+      parse(["HTTP/3 404\r\n", "\r\n"]).last
+        == .complete(ResponseHead(status: 404, multiplexed: true)))
+    #expect(parse(["HTTP/1.1 200 OK\r\n", "\r\n"]).last == .complete(ResponseHead(status: 200)))
+    #expect(parse(["HTTP/1.0 200 OK\r\n", "\r\n"]).last == .complete(ResponseHead(status: 200)))
+  }
+
   @Test func an_interim_response_is_dropped() {
     let steps = parse([
       "HTTP/1.1 100 Continue\r\n", "X-Interim: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n",

@@ -150,6 +150,9 @@ public struct RunSummary: Sendable, Hashable {
   public var cancelled: Bool
   /// Entries whose file was checked against at least one digest and matched (ok or skipped).
   public var verified: Int
+  /// The most transfers allowed in flight when the run ended: `-j N`, or the level `-j auto`
+  /// had chosen by then.
+  public var concurrency: Int?
 
   public init(
     total: Int, succeeded: Int, skipped: Int, failed: Int, bytes: Int64, seconds: Double,

@@ -97,6 +97,15 @@ package struct ConcurrencyController: Sendable, Hashable {
   private var overloaded = false
   private var probeBackoff = 1
 
+  /// A controller with the default configuration below `ceiling`, from a run's start.
+  package init(ceiling: Int) {
+    var configuration = Configuration()
+    configuration.ceiling = max(1, ceiling)
+    configuration.initial = min(configuration.initial, configuration.ceiling)
+    configuration.floor = min(configuration.floor, configuration.ceiling)
+    self.init(configuration: configuration, now: 0, bytes: 0)
+  }
+
   package init(configuration: Configuration = .init(), now: Double, bytes: Int64) {
     self.configuration = configuration
     limit = min(max(configuration.initial, configuration.floor), configuration.ceiling)

@@ -97,6 +97,7 @@ extension EntryJob: TransportJob {
       }
     }
     let attempt = exchange.attempt
+    runner.note(result, host: hostID)
     return perform(
       machine.exchangeEnded(attempt.judge(result), digestReady: attempt.digestIsReady))
   }

@@ -31,6 +31,7 @@ extension EntryRunner {
         } catch {
           response = .failure(error)
         }
+        note(response, host: job.hostID)
         action = machine.exchangeEnded(
           attempt.judge(response), digestReady: attempt.digestIsReady)
       case .complete(let attempt):

@@ -17,4 +17,11 @@ extension EntryRunner {
         host: host, status: release.status, retryAfter: release.retryAfter,
         answered: release.answered))
   }
+
+  /// Notes how `host` carried an exchange: one answered over HTTP/2 lets the host's limit
+  /// count streams from then on (`AdmissionState.ceiling(for:)`).
+  func note(_ result: Result<TransferResponse, TransferError>, host: Int) {
+    guard case .success(let response) = result, response.head.multiplexed else { return }
+    dispatch(state.noteMultiplexed(host: host))
+  }
 }

@@ -58,7 +58,9 @@ final class EntryRunner: Sendable {
     self.events = events
     state = RunState(
       concurrency: options.concurrency, perHost: options.perHost,
-      retryAfterCap: scheduler.retryPolicy.retryAfterCap)
+      retryAfterCap: scheduler.retryPolicy.retryAfterCap,
+      controller: options.automaticConcurrency
+        ? ConcurrencyController(ceiling: options.concurrency) : nil)
     // An interceptor that must wait (`--auth-command` runs a command) sends every attempt
     // through a task; one that adapts at once (`--s3` signing) keeps the engine.
     immediate = options.interceptor as? any ImmediateRequestInterceptor

@@ -347,8 +347,10 @@ final class RunState: Sendable {
   func summary(transport: String) -> RunSummary {
     let elapsed = now
     return state.withLock {
-      $0.machine.tally.summary(
+      var summary = $0.machine.tally.summary(
         seconds: elapsed, transport: transport, cancelled: $0.machine.cancelled)
+      summary.concurrency = $0.machine.limit
+      return summary
     }
   }
 }

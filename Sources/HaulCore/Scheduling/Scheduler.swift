@@ -100,7 +100,18 @@ public actor Scheduler {
               expectedTotal: options.expectedTotal, expectedBytes: options.expectedBytes)))
       }
     }
+    // Under `-j auto` the controller looks at the run 20 times a second: often enough
+    // to climb within a few round trips of a long link.
+    let tuner: Task<Void, Never>? =
+      options.automaticConcurrency
+      ? Task {
+        while !Task.isCancelled {
+          try? await Task.sleep(for: .milliseconds(50))
+          runner.dispatch(runner.state.tune())
+        }
+      } : nil
     await task.value
+    tuner?.cancel()
     sampler.cancel()
     events(
       .progress(

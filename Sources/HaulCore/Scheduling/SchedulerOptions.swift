@@ -2,8 +2,12 @@
 public struct SchedulerOptions: Sendable {
   /// Root directory for every entry's `path` (`-o`).
   public var outputDirectory: String
-  /// Transfers in flight at once (`-j`).
+  /// Transfers in flight at once (`-j N`); with `automaticConcurrency`, the most.
   public var concurrency: Int
+  /// Whether the run finds its own number of transfers in flight (`-j auto`): it starts at
+  /// 16 and grows while that makes the run faster, shrinks on 429 and 503, and never passes
+  /// `concurrency`. Off, `concurrency` transfers run at once, as many as asked.
+  public var automaticConcurrency = false
   /// Transfers in flight to one host (`--per-host`), a ceiling.
   public var perHost: Int
   /// Retries per source after its first attempt (`--retries`).

@@ -4,10 +4,15 @@ public struct ResponseHead: Sendable, Hashable {
   public var status: Int
   /// Header fields in the order received; names as sent by the server.
   public var headers: [HTTPField]
+  /// Whether the response came over a connection that carries several exchanges at once
+  /// (HTTP/2 or later), so that more transfers to its host cost streams, not connections.
+  /// `false` where the transport cannot tell.
+  public var multiplexed: Bool
 
-  public init(status: Int, headers: [HTTPField] = []) {
+  public init(status: Int, headers: [HTTPField] = [], multiplexed: Bool = false) {
     self.status = status
     self.headers = headers
+    self.multiplexed = multiplexed
   }
 
   /// The response fields haul reads (lower case). A transport may keep only these: the

@@ -1,8 +1,9 @@
 import Foundation
 import HaulCore
 
-/// `haul bench MANIFEST`: runs the same manifest through each transport, `--repeat` rounds
-/// interleaved (curl, urlsession, curl, urlsession, ...), each run into a fresh folder, in
+/// `haul bench MANIFEST`: runs the same manifest through each transport at each `-j` value,
+/// `--repeat` rounds interleaved (curl, urlsession, curl, urlsession, ...), each run into a
+/// fresh folder, in
 /// this process through the library (a `Scheduler` per run, a new transport per run), and
 /// prints the comparison. Exit status 0 when every run succeeded, 1 otherwise.
 struct BenchCommand {
@@ -27,22 +28,25 @@ struct BenchCommand {
     var runs: [BenchRun] = []
     var peakIsPerRun = true
     for round in 1...options.repeats {
-      for choice in options.transports {
-        let folder: String
-        do {
-          folder = try directory.make(transport: choice.rawValue, round: round)
-        } catch {
-          Console.error("haul bench: cannot prepare a folder for the run: \(error)\n")
-          return .failures
+      for level in options.levels {
+        for choice in options.transports {
+          let folder: String
+          do {
+            folder = try directory.make(transport: choice.rawValue, round: round)
+          } catch {
+            Console.error("haul bench: cannot prepare a folder for the run: \(error)\n")
+            return .failures
+          }
+          let run = await measure(
+            choice, level: level, round: round, manifest: input.manifest(output: folder),
+            folder: folder, statistics: statistics, peakIsPerRun: &peakIsPerRun)
+          directory.remove(folder)
+          Console.error(
+            "haul bench: round \(round) \(choice.rawValue) -j \(level.label): "
+              + "\(run.succeeded) ok, \(run.failed) failed in "
+              + "\(String(format: "%.3f", run.seconds)) s\n")
+          runs.append(run)
         }
-        let run = await measure(
-          choice, round: round, manifest: input.manifest(output: folder),
-          folder: folder, statistics: statistics, peakIsPerRun: &peakIsPerRun)
-        directory.remove(folder)
-        Console.error(
-          "haul bench: round \(round) \(choice.rawValue): \(run.succeeded) ok, "
-            + "\(run.failed) failed in \(String(format: "%.3f", run.seconds)) s\n")
-        runs.append(run)
       }
     }
 
@@ -63,25 +67,29 @@ struct BenchCommand {
 
   /// Runs the manifest once through a new transport of kind `choice` into `folder`.
   private func measure(
-    _ choice: TransportChoice, round: Int, manifest: Manifest, folder: String,
-    statistics: ManifestStatistics, peakIsPerRun: inout Bool
+    _ choice: TransportChoice, level: BenchLevel, round: Int, manifest: Manifest,
+    folder: String, statistics: ManifestStatistics, peakIsPerRun: inout Bool
   ) async -> BenchRun {
-    let transport = TransportFactory.make(choice, options: options.transportOptions)
+    let transport = TransportFactory.make(choice, options: options.transportOptions(level))
     let scheduler = Scheduler(
       transport: transport,
-      options: options.schedulerOptions(directory: folder, statistics))
+      options: options.schedulerOptions(directory: folder, level: level, statistics))
     if !ResourceUsage.resetPeak() { peakIsPerRun = false }
     let before = ResourceUsage.now(afterReset: peakIsPerRun)
     let clock = ContinuousClock.now
 
     var first = BenchRun(
-      transport: choice.rawValue, round: round, seconds: 0, succeeded: 0, skipped: 0, failed: 0,
+      transport: choice.rawValue, level: level.label, round: round, seconds: 0, succeeded: 0,
+      skipped: 0, failed: 0,
       bytes: 0, cpuSeconds: 0, peakRSSBytes: 0, latencies: [], firstFailure: nil)
     first.latencies.reserveCapacity(statistics.entries)
     let tally = Locked(first)
     await scheduler.run(manifest.entries()) { event in
-      guard case .finished(let outcome) = event else { return }
-      tally.withLock { $0.add(outcome) }
+      switch event {
+      case .finished(let outcome): tally.withLock { $0.add(outcome) }
+      case .summary(let summary): tally.withLock { $0.concurrency = summary.concurrency }
+      default: break
+      }
     }
     var run = tally.withLock { $0 }
 

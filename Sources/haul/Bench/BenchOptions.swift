@@ -7,7 +7,9 @@ struct BenchOptions: Sendable {
   var manifest: String
   /// Where upload bodies are read from; each run's downloads go to a fresh folder under it.
   var output = "."
-  var concurrency = 16
+  /// The `-j` values to compare (a sweep: `-j 4,16,64,auto`), each run through every
+  /// transport in every round.
+  var levels: [BenchLevel] = [BenchLevel(concurrency: OptionValues.autoCeiling, automatic: true)]
   var perHost = 8
   /// The transports in the order they run each round; ratios are against the first.
   var transports: [TransportChoice] = [.curl, .urlsession]
@@ -25,7 +27,7 @@ struct BenchOptions: Sendable {
     manifest = try RunOptions.manifestArgument(parsed, command: "bench")
     output = try RunOptions.outputDirectory(parsed, command: "bench")
     if let text = parsed.value("concurrency") {
-      concurrency = try values.count("concurrency", text, in: 1...4096)
+      levels = try BenchOptions.levels(text, values)
     }
     if let text = parsed.value("per-host") {
       perHost = try values.count("per-host", text, in: 1...4096)
@@ -59,6 +61,20 @@ struct BenchOptions: Sendable {
     }
   }
 
+  /// `4,16,auto`: `-j` values, each at most once.
+  static func levels(_ text: String, _ values: OptionValues) throws(UsageError) -> [BenchLevel] {
+    var levels: [BenchLevel] = []
+    for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+      let (concurrency, automatic) = try values.concurrency(String(item))
+      let level = BenchLevel(concurrency: concurrency, automatic: automatic)
+      guard !levels.contains(level) else {
+        throw UsageError("-j names '\(item)' twice", command: "bench")
+      }
+      levels.append(level)
+    }
+    return levels
+  }
+
   /// `curl,urlsession`: known names, each at most once.
   static func transports(_ text: String) throws(UsageError) -> [TransportChoice] {
     var choices: [TransportChoice] = []
@@ -78,17 +94,34 @@ struct BenchOptions: Sendable {
 
   /// The options every run's scheduler takes; `directory` is the run's fresh folder. As in
   /// `haul run` without `--report`, only entries with a `sha256` are hashed.
-  func schedulerOptions(directory: String, _ statistics: ManifestStatistics) -> SchedulerOptions {
-    SchedulerOptions(
-      outputDirectory: directory, concurrency: concurrency, perHost: perHost, retries: retries,
-      stallTimeout: timeout, headers: headers, expectedTotal: statistics.entries,
+  func schedulerOptions(
+    directory: String, level: BenchLevel, _ statistics: ManifestStatistics
+  ) -> SchedulerOptions {
+    var options = SchedulerOptions(
+      outputDirectory: directory, concurrency: level.concurrency, perHost: perHost,
+      retries: retries, stallTimeout: timeout, headers: headers,
+      expectedTotal: statistics.entries,
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
       digestsWithoutChecksum: false)
+    options.automaticConcurrency = level.automatic
+    return options
   }
 
-  /// The options every run's transport is created with.
-  var transportOptions: TransportOptions {
+  /// The options every run's transport is created with at `level`.
+  func transportOptions(_ level: BenchLevel) -> TransportOptions {
     TransportOptions(
-      maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert)
+      maxConnections: level.concurrency, maxConnectionsPerHost: perHost,
+      extraCACertificates: cacert)
   }
+}
+
+/// One `-j` value of a bench sweep.
+struct BenchLevel: Sendable, Hashable {
+  /// The transfers in flight, or under `automatic` the most.
+  var concurrency: Int
+  /// `-j auto`.
+  var automatic: Bool
+
+  /// How the table names it: `16`, `auto`.
+  var label: String { automatic ? "auto" : "\(concurrency)" }
 }

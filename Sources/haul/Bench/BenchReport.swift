@@ -1,12 +1,18 @@
 import Foundation
 import HaulCore
 
-/// The comparison `haul bench` prints and writes: one row per transport, medians over its
-/// rounds (peak RSS: the largest), and each transport's files/s against the first's.
+/// The comparison `haul bench` prints and writes: one row per `-j` value and transport,
+/// medians over its rounds (peak RSS: the largest), and each row's files/s against the
+/// first's.
 struct BenchReport {
   /// One transport's rounds, summed up.
   struct Row {
     var transport: String
+    /// The `-j` value (`16`, `auto`).
+    var level: String
+    /// The transfers allowed in flight at the end of the runs (their median): what `auto`
+    /// chose.
+    var concurrency: Int?
     var runs: [BenchRun]
     var filesPerSecond: Double
     var megabytesPerSecond: Double
@@ -15,7 +21,7 @@ struct BenchReport {
     var peakRSSBytes: Int64
     var latencyP50: Double?
     var latencyP99: Double?
-    /// files/s divided by the first transport's.
+    /// files/s divided by the first row's.
     var ratio: Double?
     var failedRuns: Int { runs.filter { !$0.succeededAll }.count }
   }
@@ -36,19 +42,23 @@ struct BenchReport {
     self.options = options
     self.peakIsPerRun = peakIsPerRun
     var rows: [Row] = []
-    for choice in options.transports {
-      let mine = runs.filter { $0.transport == choice.rawValue }
-      let median = { (values: [Double?]) in Percentile.median(values.compactMap { $0 }) }
-      rows.append(
-        Row(
-          transport: choice.rawValue, runs: mine,
-          filesPerSecond: median(mine.map(\.filesPerSecond)) ?? 0,
-          megabytesPerSecond: median(mine.map(\.megabytesPerSecond)) ?? 0,
-          cpuSecondsPerGiB: median(mine.map(\.cpuSecondsPerGiB)),
-          cpuSecondsPer1000Files: median(mine.map(\.cpuSecondsPer1000Files)),
-          peakRSSBytes: mine.map(\.peakRSSBytes).max() ?? 0,
-          latencyP50: median(mine.map(\.latencyP50)),
-          latencyP99: median(mine.map(\.latencyP99))))
+    let median = { (values: [Double?]) in Percentile.median(values.compactMap { $0 }) }
+    for level in options.levels {
+      for choice in options.transports {
+        let mine = runs.filter { $0.transport == choice.rawValue && $0.level == level.label }
+        rows.append(
+          Row(
+            transport: choice.rawValue, level: level.label,
+            concurrency: median(mine.map { $0.concurrency.map(Double.init) }).map { Int($0) },
+            runs: mine,
+            filesPerSecond: median(mine.map(\.filesPerSecond)) ?? 0,
+            megabytesPerSecond: median(mine.map(\.megabytesPerSecond)) ?? 0,
+            cpuSecondsPerGiB: median(mine.map(\.cpuSecondsPerGiB)),
+            cpuSecondsPer1000Files: median(mine.map(\.cpuSecondsPer1000Files)),
+            peakRSSBytes: mine.map(\.peakRSSBytes).max() ?? 0,
+            latencyP50: median(mine.map(\.latencyP50)),
+            latencyP99: median(mine.map(\.latencyP99))))
+      }
     }
     if let first = rows.first?.filesPerSecond, first > 0 {
       for index in rows.indices { rows[index].ratio = rows[index].filesPerSecond / first }
@@ -64,17 +74,19 @@ struct BenchReport {
     var lines: [String] = []
     lines.append(
       "haul bench \(manifest): \(statistics.entries) entries, "
-        + "\(Format.bytes(statistics.knownBytes)) known, -j \(options.concurrency), "
-        + "--per-host \(options.perHost), \(options.repeats) round(s) interleaved; "
+        + "\(Format.bytes(statistics.knownBytes)) known, "
+        + "-j \(options.levels.map(\.label).joined(separator: ",")), --per-host \(options.perHost), \(options.repeats) round(s) interleaved; "
         + "medians over rounds")
     let header = [
-      "transport", "files/s", "MB/s", "CPU s/GiB", "CPU s/1k files", "peak RSS", "p50 ms",
+      "transport", "-j", "in flight", "files/s", "MB/s", "CPU s/GiB", "CPU s/1k files", "peak RSS",
+      "p50 ms",
       "p99 ms", "ratio",
     ]
     var cells = [header]
     for row in rows {
       cells.append([
         row.transport + (row.failedRuns > 0 ? " (\(row.failedRuns) failed)" : ""),
+        row.level, row.concurrency.map(String.init) ?? "-",
         Self.fixed(row.filesPerSecond, 1), Self.fixed(row.megabytesPerSecond, 1),
         row.cpuSecondsPerGiB.map { Self.fixed($0, 2) } ?? "-",
         row.cpuSecondsPer1000Files.map { Self.fixed($0, 3) } ?? "-",
@@ -96,11 +108,13 @@ struct BenchReport {
       peakIsPerRun
         ? "peak RSS: per run (restarted through /proc/self/clear_refs before each run)"
         : "peak RSS: ru_maxrss, process-wide and never lower than an earlier run's")
-    lines.append("CPU: getrusage user+sys of the whole process during each run; ratio: files/s")
+    lines.append(
+      "CPU: getrusage user+sys of the whole process during each run; ratio: files/s; "
+        + "in flight: the limit at the run's end (what auto chose)")
     for row in rows {
       for run in row.runs where !run.succeededAll {
         lines.append(
-          "\(row.transport) round \(run.round): \(run.failed) failed"
+          "\(row.transport) -j \(row.level) round \(run.round): \(run.failed) failed"
             + (run.firstFailure.map { " (first: \($0))" } ?? ""))
       }
     }
@@ -111,7 +125,7 @@ struct BenchReport {
   var json: String {
     func runObject(_ run: BenchRun) -> [String: Any] {
       var object: [String: Any] = [
-        "round": run.round, "seconds": run.seconds, "succeeded": run.succeeded,
+        "round": run.round, "level": run.level, "seconds": run.seconds, "succeeded": run.succeeded,
         "skipped": run.skipped, "failed": run.failed, "bytes": run.bytes,
         "cpuSeconds": run.cpuSeconds, "peakRSSBytes": run.peakRSSBytes,
         "filesPerSecond": run.filesPerSecond, "megabytesPerSecond": run.megabytesPerSecond,
@@ -119,11 +133,12 @@ struct BenchReport {
       object["latencyP50Seconds"] = run.latencyP50
       object["latencyP99Seconds"] = run.latencyP99
       object["firstFailure"] = run.firstFailure
+      object["concurrency"] = run.concurrency
       return object
     }
     let transports: [[String: Any]] = rows.map { row in
       var object: [String: Any] = [
-        "name": row.transport, "filesPerSecond": row.filesPerSecond,
+        "name": row.transport, "level": row.level, "filesPerSecond": row.filesPerSecond,
         "megabytesPerSecond": row.megabytesPerSecond, "peakRSSBytes": row.peakRSSBytes,
         "failedRuns": row.failedRuns, "runs": row.runs.map(runObject),
       ]
@@ -132,11 +147,12 @@ struct BenchReport {
       object["latencyP50Seconds"] = row.latencyP50
       object["latencyP99Seconds"] = row.latencyP99
       object["ratio"] = row.ratio
+      object["concurrency"] = row.concurrency
       return object
     }
     let object: [String: Any] = [
       "manifest": manifest, "entries": statistics.entries, "knownBytes": statistics.knownBytes,
-      "concurrency": options.concurrency, "perHost": options.perHost,
+      "levels": options.levels.map(\.label), "perHost": options.perHost,
       "rounds": options.repeats, "peakRSSPerRun": peakIsPerRun, "succeeded": succeededAll,
       "transports": transports,
     ]

@@ -3,6 +3,10 @@ import HaulCore
 /// The measurements of one run of the manifest through one transport.
 struct BenchRun: Sendable {
   var transport: String
+  /// The `-j` value of the run (`16`, `auto`).
+  var level: String
+  /// The transfers allowed in flight when the run ended (what `auto` chose).
+  var concurrency: Int?
   /// 1-based round.
   var round: Int
   /// Wall-clock seconds from the scheduler's start to its summary.

@@ -4,7 +4,8 @@ enum Commands {
 
   // Options `run` and `bench` share, with the same meaning and default.
   static let concurrency = OptionSpec(
-    "concurrency", short: "j", value: "N", default: "16", help: "transfers in flight at once")
+    "concurrency", short: "j", value: "N|auto", default: "auto",
+    help: "transfers in flight at once; auto finds the level where the servers saturate")
   static let perHost = OptionSpec(
     "per-host", value: "N", default: "8", help: "transfers in flight to one host")
   static let retries = OptionSpec(

@@ -15,7 +15,8 @@ struct RunCommand {
     var options = requested
     switch OpenFileLimit.fit(options.concurrency) {
     case .run(let concurrency, let notice):
-      if let notice { Console.error(notice + "\n") }
+      // Under `-j auto` the limit only lowers the ceiling, which nobody asked for.
+      if let notice, !options.automaticConcurrency { Console.error(notice + "\n") }
       options.concurrency = concurrency
     case .tooLow(let message):
       Console.error(message + "\n")

@@ -11,7 +11,10 @@ enum TransportChoice: String, CaseIterable, Sendable {
 struct RunOptions: Sendable {
   var manifest: String
   var output = "."
-  var concurrency = 16
+  /// `-j N`, or under `-j auto` (the default) the most transfers in flight.
+  var concurrency = OptionValues.autoCeiling
+  /// `-j auto`: the run finds its own concurrency, up to `concurrency`.
+  var automaticConcurrency = true
   var perHost = 8
   var transport = TransportChoice.curl
   var retries = 5
@@ -85,7 +88,7 @@ struct RunOptions: Sendable {
 
     output = try RunOptions.outputDirectory(parsed, command: "run")
     if let text = parsed.value("concurrency") {
-      concurrency = try values.count("concurrency", text, in: 1...4096)
+      (concurrency, automaticConcurrency) = try values.concurrency(text)
     }
     if let text = parsed.value("per-host") {
       perHost = try values.count("per-host", text, in: 1...4096)
@@ -157,6 +160,7 @@ struct RunOptions: Sendable {
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
       interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize,
       digestsWithoutChecksum: report != nil || events, serverDigests: serverDigests)
+    options.automaticConcurrency = automaticConcurrency
     options.remoteTime = !noRemoteTime
     options.refresh = refresh
     options.s3Listing = s3.map { S3PrefixListing(pageSize: $0.pageSize) }
