@@ -11,9 +11,9 @@ import Synchronization
 /// file what the transport has just written, so that hashing runs beside the network
 /// instead of after each chunk on the transport's one loop thread.
 ///
-/// Why: with the digest computed inline, a 1 GiB download spent about 0.45 s of its loop
-/// thread's time in SHA-256 (OpenSSL, ~2 GB/s here; SHA-512 and two digests at once cost more), serially with receiving and writing;
-/// `Benchmarks/run`'s `single` workload measures the difference. The bytes are read back
+/// Why: computed inline, a large download's digests take its loop thread's time serially
+/// with receiving and writing; `Benchmarks/run`'s `single` workload measures the difference.
+/// The bytes are read back
 /// with `pread` from the page cache, which costs a copy, far less than the digest.
 ///
 /// Threading: `advance(to:)` is called by the sink on the transport thread; `finish()` by

@@ -47,7 +47,7 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   private var digestWorker: DigestWorker?
 
   /// Bodies with at least this many bytes to come are hashed by a `DigestWorker`: below it,
-  /// a thread costs more than the digest it would move (a 4 MiB body hashes in ~2 ms).
+  /// a thread costs more than the digest it would move.
   package static let backgroundDigestThreshold: Int64 = 4 << 20
   /// Bytes present in the partial file: the resumed prefix plus what arrived.
   package let progress: ProgressCounter

@@ -147,10 +147,9 @@ struct RunCommand {
   /// Shuts `transport` down; after a signal, waits at most `interruptedShutdownSeconds`.
   ///
   /// Why a bound: URLSession's shutdown waits for every task to end, and corelibs' cancel
-  /// waits for its work queue, which a fast stream can keep busy for many seconds; under
-  /// `--max-rate` four transfers held the exit to the 10 s deadline, and the report was
-  /// never written. Every entry already has its outcome by then; what the transport still
-  /// holds ends with the process.
+  /// waits for its work queue, which a fast stream can keep busy for many seconds, past the
+  /// signal's deadline, and the report would never be written. Every entry already has its
+  /// outcome by then; what the transport still holds ends with the process.
   static func shutDown(_ transport: any Transport, interrupted: Bool) async {
     guard interrupted else {
       await transport.shutdown()
