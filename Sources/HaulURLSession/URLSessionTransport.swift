@@ -38,6 +38,12 @@ public final class URLSessionTransport: Transport {
   /// (`Manifest.refusesIPv6Literals`).
   public static let reachesIPv6Literals = false
 
+  /// Whether this transport can trust CA certificates besides the system's
+  /// (`TransportOptions.extraCACertificates`): it cannot, since corelibs on Linux reads no CA
+  /// setting of its own (only on Android) and sets `CURLOPT_CAINFO` only when libcurl has no
+  /// default bundle, which Debian's has. Callers refuse `--cacert` with this transport.
+  public static let trustsExtraCACertificates = false
+
   private let options: TransportOptions
   private let session: URLSession
   private let delegate: URLSessionTransportDelegate

@@ -4,7 +4,8 @@ import HaulTestSupport
 import Testing
 
 /// HTTP/2 over TLS against nginx with a throwaway certificate trusted through `--cacert`.
-/// The curl transport only: URLSession on Linux cannot trust an extra CA (last case), and
+/// The curl transport only: URLSession on Linux cannot trust an extra CA (refused at start, see
+/// TransportLimitTests), and
 /// cleartext h2c is never used (libcurl 7.88 fails on reused h2c connections, curl #10634).
 @Suite("HTTP/2 over TLS, through the built binary")
 struct HTTP2Tests {
@@ -113,27 +114,6 @@ struct HTTP2Tests {
       #expect(log.allSatisfy { $0.version == "HTTP/1.1" })
       #expect(Set(log.map(\.connection)).count >= 4, "\(log.map(\.connection))")
       #expect(TimedRequest.maxOverlap(log) >= 4, "\(log.map { ($0.start, $0.end) })")
-    }
-  }
-
-  @Test func urlsession_cannot_trust_an_extra_ca_and_says_so() async throws {
-    let directory = try TemporaryDirectory(prefix: "haul-cli-h2-urlsession")
-    defer { directory.remove() }
-    try await NginxFixture.with(tls: true, http2: true) { nginx in
-      _ = try Self.serve(1, of: 1000, under: "files", from: nginx, in: directory)
-
-      let result = try await HaulBinary.run(
-        [
-          "run", "manifest.jsonl", "-o", "out", "--transport", "urlsession", "--cacert",
-          nginx.certificatePath!, "--retries", "0", "--report", "report.json",
-        ], in: directory)
-
-      #expect(result.status == 1, "\(result.stderr)")
-      let transfer = try #require(
-        (try jsonFile(directory.file("report.json"))["transfers"] as? [[String: Any]])?.first)
-      let error = try #require(transfer["error"] as? [String: Any])
-      #expect(error["code"] as? String == "tls")
-      #expect((error["message"] as? String)?.contains("system CA store") == true)
     }
   }
 }

@@ -54,6 +54,11 @@ struct BenchOptions: Sendable {
       else {
         throw UsageError("--cacert '\(path)' is not a readable file", command: "bench")
       }
+      for transport in transports {
+        if let refusal = TransportFactory.extraCACertificatesRefusal(transport, command: "bench") {
+          throw refusal
+        }
+      }
       cacert = path
     }
     json = try parsed.value("json").map { (path) throws(UsageError) in

@@ -145,6 +145,9 @@ struct RunOptions: Sendable {
       else {
         throw UsageError("--cacert '\(path)' is not a readable file", command: "run")
       }
+      if let refusal = TransportFactory.extraCACertificatesRefusal(transport, command: "run") {
+        throw refusal
+      }
       cacert = path
     }
   }

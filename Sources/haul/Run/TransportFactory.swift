@@ -19,4 +19,20 @@ enum TransportFactory {
     case .urlsession: !URLSessionTransport.reachesIPv6Literals
     }
   }
+
+  /// The usage error for `--cacert` with `choice`, or nil when `choice` applies it.
+  static func extraCACertificatesRefusal(_ choice: TransportChoice, command: String)
+    -> UsageError?
+  {
+    switch choice {
+    case .curl: nil
+    case .urlsession:
+      URLSessionTransport.trustsExtraCACertificates
+        ? nil
+        : UsageError(
+          "--cacert needs --transport curl: the urlsession transport trusts only the system"
+            + " CA store (corelibs on Linux sets no CA file while libcurl has a default one)",
+          command: command)
+    }
+  }
 }
