@@ -23,6 +23,26 @@ struct AttemptLoopTests {
     #expect(loop.attempts == 3)
   }
 
+  @Test func a_fetch_from_zero_within_an_attempt_counts_and_uses_up_no_retry() {
+    var loop = AttemptLoop(sources: 1, policy: RetryPolicy(retries: 1, base: 1, cap: 60))
+    loop.begin()
+    // The first attempt resumed, failed its digest and fetched the file again: two attempts.
+    loop.refetched(upTo: 2)
+    #expect(loop.attempts == 2)
+    #expect(loop.attemptOfSource == 1)
+    // The one retry is still there, numbered after both.
+    #expect(
+      loop.failed(.timeout, retryAfter: nil, excused: false, jitter: 0)
+        == .attempt(
+          source: 0, attempt: 3,
+          delay: RetryPolicy(retries: 1, base: 1, cap: 60).delay(
+            afterAttempt: 1, retryAfter: nil, jitter: 0)))
+    // A count the loop has passed changes nothing.
+    loop.refetched(upTo: 1)
+    #expect(loop.attempts == 3)
+    #expect(loop.failed(.timeout, retryAfter: nil, excused: false, jitter: 0) == .giveUp)
+  }
+
   @Test func a_4xx_moves_to_the_next_source_at_once_and_the_last_one_ends_the_entry() {
     var loop = AttemptLoop(sources: 2, policy: policy)
     loop.begin()

@@ -4,14 +4,14 @@ import Testing
 
 /// Every transition of `AttemptMachine`, with plain numbers standing for prepared attempts:
 /// the machine only carries them, so which one each action names is what is checked.
-@Suite("Attempt machine: prepare, send, restart, split, digest, finish")
+@Suite("Attempt machine: prepare, send, restart, refetch, split, digest, finish")
 struct AttemptMachineTests {
   typealias Machine = AttemptMachine<Int>
 
   /// An action, reduced to what can be compared.
   enum Step: Equatable {
     case split
-    case prepare(fresh: Bool, closing: Int?)
+    case prepare(fresh: Bool, closing: Int?, refetch: TransferError.Code? = nil)
     case send(Int)
     case complete(Int)
     case awaitDigest(Int)
@@ -27,7 +27,8 @@ struct AttemptMachineTests {
   static func step(_ action: Machine.Action) -> Step {
     switch action {
     case .split: .split
-    case .prepare(let fresh, let closing): .prepare(fresh: fresh, closing: closing)
+    case .prepare(let fresh, let closing, let refetch):
+      .prepare(fresh: fresh, closing: closing, refetch: refetch)
     case .send(let attempt): .send(attempt)
     case .complete(let attempt): .complete(attempt)
     case .awaitDigest(let attempt): .awaitDigest(attempt)
@@ -49,12 +50,12 @@ struct AttemptMachineTests {
   let busy = AttemptFailure(
     error: TransferError(.http(503), "the server answered 503"), retryAfter: 7, answered: true)
 
-  /// A machine that sent attempt `attempt` (fresh or not).
-  func sending(_ attempt: Int, fresh: Bool = false) -> Machine {
+  /// A machine that sent attempt `attempt` (fresh or not; continuing a partial file or not).
+  func sending(_ attempt: Int, fresh: Bool = false, resumed: Bool = false) -> Machine {
     var machine = Machine()
     _ = machine.start(split: false)
     if fresh { _ = machine.prepareFailed(.restart("not a prefix")) }
-    _ = machine.prepared(attempt)
+    _ = machine.prepared(attempt, resumed: resumed)
     return machine
   }
 
@@ -118,7 +119,7 @@ struct AttemptMachineTests {
   @Test func a_received_body_whose_digest_a_worker_finishes_waits_for_it() {
     var machine = sending(2)
     #expect(Self.step(machine.exchangeEnded(.received, digestReady: false)) == .awaitDigest(2))
-    if case .awaitingDigest(2) = machine.state {
+    if case .awaitingDigest(2, resumed: false) = machine.state {
     } else {
       Issue.record("not awaiting: \(machine.state)")
     }
@@ -158,6 +159,79 @@ struct AttemptMachineTests {
   @Test func a_fresh_attempt_received_completes_as_any_other() {
     var machine = sending(8, fresh: true)
     #expect(Self.step(machine.exchangeEnded(.received, digestReady: true)) == .complete(8))
+  }
+
+  let digestMismatch = AttemptFailure(
+    error: TransferError(.checksumMismatch, "SHA-256 differs (manifest:sha256)"))
+  let sizeMismatch = AttemptFailure(
+    error: TransferError(.sizeMismatch, "received 9 bytes, expected 10"))
+
+  @Test(arguments: [true, false])
+  func a_resumed_file_whose_digest_fails_is_fetched_once_more_from_zero(digestReady: Bool) {
+    var machine = sending(1, resumed: true)
+    let received = machine.exchangeEnded(.received, digestReady: digestReady)
+    #expect(Self.step(received) == (digestReady ? .complete(1) : .awaitDigest(1)))
+    #expect(
+      Self.step(machine.completed(.failure(digestMismatch)))
+        == .prepare(fresh: true, closing: 1, refetch: .checksumMismatch))
+    // The fetch from zero continues nothing: its own mismatch fails the attempt.
+    #expect(Self.step(machine.prepared(2, resumed: false)) == .send(2))
+    #expect(Self.step(machine.exchangeEnded(.received, digestReady: true)) == .complete(2))
+    #expect(
+      Self.step(machine.completed(.failure(digestMismatch)))
+        == .finish(.failed(digestMismatch.error), SlotRelease(), closing: 2))
+  }
+
+  @Test func a_resumed_file_fetched_again_from_zero_finishes_as_its_fresh_fetch_ends() {
+    var machine = sending(1, resumed: true)
+    _ = machine.exchangeEnded(.received, digestReady: true)
+    _ = machine.completed(.failure(digestMismatch))
+    _ = machine.prepared(2)
+    _ = machine.exchangeEnded(.received, digestReady: true)
+    #expect(Self.step(machine.completed(ok)) == .finish(.ok, SlotRelease(status: 200), closing: 2))
+  }
+
+  @Test func a_resumed_file_whose_size_fails_is_fetched_once_more_from_zero() {
+    var machine = sending(1, resumed: true)
+    #expect(
+      Self.step(machine.exchangeEnded(.setback(.failed(sizeMismatch)), digestReady: true))
+        == .prepare(fresh: true, closing: 1, refetch: .sizeMismatch))
+    _ = machine.prepared(2)
+    #expect(
+      Self.step(machine.exchangeEnded(.setback(.failed(sizeMismatch)), digestReady: true))
+        == .finish(.failed(sizeMismatch.error), SlotRelease(), closing: 2))
+  }
+
+  @Test func a_file_fetched_from_zero_whose_digest_fails_finishes_at_once() {
+    var machine = sending(1)
+    _ = machine.exchangeEnded(.received, digestReady: true)
+    #expect(
+      Self.step(machine.completed(.failure(digestMismatch)))
+        == .finish(.failed(digestMismatch.error), SlotRelease(), closing: 1))
+  }
+
+  @Test func a_restarted_attempt_is_never_resumed_so_its_mismatch_is_not_fetched_again() {
+    // After a restart the preparation is fresh: whatever the executor says, it resumes nothing.
+    var machine = sending(1, fresh: true, resumed: true)
+    _ = machine.exchangeEnded(.received, digestReady: true)
+    #expect(
+      Self.step(machine.completed(.failure(digestMismatch)))
+        == .finish(.failed(digestMismatch.error), SlotRelease(), closing: 1))
+  }
+
+  @Test func a_resumed_file_that_fails_otherwise_finishes_with_its_failure() {
+    var machine = sending(1, resumed: true)
+    #expect(
+      Self.step(machine.exchangeEnded(.setback(.failed(busy)), digestReady: true))
+        == .finish(
+          .failed(busy.error), SlotRelease(status: 503, retryAfter: 7, answered: true),
+          closing: 1))
+    var received = sending(2, resumed: true)
+    _ = received.exchangeEnded(.received, digestReady: true)
+    let io = AttemptFailure(error: TransferError(.io, "cannot rename"))
+    #expect(
+      Self.step(received.completed(.failure(io)))
+        == .finish(.failed(io.error), SlotRelease(), closing: 2))
   }
 
   @Test func a_slot_release_tells_the_status_retry_after_and_whether_the_host_answered() {

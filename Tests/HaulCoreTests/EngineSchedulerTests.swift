@@ -36,6 +36,15 @@ final class EngineSchedulerTests {
       path: name, size: size, sha256: sha256)
   }
 
+  /// The `retry` events of the last `run`: line, attempt, code, delay.
+  var retries: [Retry] = []
+  struct Retry: Equatable {
+    var line: Int
+    var attempt: Int
+    var code: TransferError.Code
+    var delay: Double
+  }
+
   func run(
     _ transport: ScriptedTransport, _ entries: [ManifestEntry], concurrency: Int = 4,
     retries: Int = 2
@@ -46,8 +55,14 @@ final class EngineSchedulerTests {
         outputDirectory: directory, concurrency: concurrency, perHost: 8, retries: retries,
         backoffBase: 0.001, backoffCap: 0.01, outageLimit: 0.5))
     var outcomes: [Int: EntryOutcome] = [:]
+    self.retries = []
     for await event in scheduler.run(entries) {
-      if case .finished(let outcome) = event { outcomes[outcome.line] = outcome }
+      switch event {
+      case .finished(let outcome): outcomes[outcome.line] = outcome
+      case .retry(let info, let attempt, let code, let delay):
+        self.retries.append(Retry(line: info.line, attempt: attempt, code: code, delay: delay))
+      default: break
+      }
     }
     return outcomes
   }
@@ -151,6 +166,52 @@ final class EngineSchedulerTests {
     #expect(changed.requests.last?.range == nil)
     #expect(contents("a") == other)
     expectCarried(changed, path, 1)
+  }
+
+  /// A file cut short after `cut` bytes, whose partial then changes on disk: the resume's
+  /// digest fails, and the file is fetched once more from the first byte in the same run.
+  /// `size` above the background-digest threshold has a worker finish the digest, which the
+  /// engine waits for in a task that carries the fetch from zero out.
+  @Test(arguments: Path.allCases, [(size: 10, cut: 4), (size: 6 << 20, cut: 1 << 20)])
+  func a_resumed_file_whose_digest_fails_is_fetched_once_more_from_zero_in_the_same_run(
+    _ path: Path, _ shape: (size: Int, cut: Int)
+  ) async throws {
+    let body = (0..<shape.size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+    let digest = SHA256.hex(of: body)
+    let tag = HTTPField("ETag", "\"v1\"")
+    let half = transport(path) { _, _ in
+      .init(
+        status: 200, headers: [tag, HTTPField("Content-Length", "\(shape.size)")],
+        body: Array(body[..<shape.cut]), error: TransferError(.protocol, "the connection was cut"))
+    }
+    let cutShort = await run(
+      half, [entry(1, "a", size: Int64(shape.size), sha256: digest)], retries: 0)
+    #expect(cutShort[1]?.status == .failed)
+    // The kept bytes change on disk: they no longer match the file.
+    let partial = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/a.haul-partial"))
+    try partial.seek(toOffset: 0)
+    try partial.write(contentsOf: Data(repeating: 0xFF, count: min(4096, shape.cut)))
+    try partial.close()
+
+    let whole = transport(path) { request, _ in
+      guard let range = request.range else { return .init(status: 200, headers: [tag], body: body) }
+      let start = Int(range.start)
+      return .init(
+        status: 206,
+        headers: [
+          tag, HTTPField("Content-Range", "bytes \(start)-\(shape.size - 1)/\(shape.size)"),
+        ],
+        body: Array(body[start...]))
+    }
+    let resumed = await run(
+      whole, [entry(1, "a", size: Int64(shape.size), sha256: digest)], retries: 0)
+    #expect(resumed[1]?.status == .ok, "\(String(describing: resumed[1]?.error))")
+    #expect(resumed[1]?.attempts == 2)
+    #expect(retries == [Retry(line: 1, attempt: 2, code: .checksumMismatch, delay: 0)])
+    #expect(whole.requests.map(\.range) == [ByteRange(start: Int64(shape.cut)), nil])
+    #expect(contents("a") == body)
+    #expect(contents("a.haul-partial") == nil)
+    expectCarried(whole, path, 1)
   }
 
   @Test(arguments: Path.allCases)

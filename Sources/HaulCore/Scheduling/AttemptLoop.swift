@@ -6,7 +6,8 @@
 /// attempts; a failure that ends a source moves on to the next one at once; one that ends
 /// the entry stops everything. An attempt excused by an outage (the host came back after
 /// haul waited for it) is made again without using up a retry, though it counts as an
-/// attempt.
+/// attempt; so is the fetch from zero of a resumed file that failed its check, which the
+/// attempt makes within itself (`refetched`).
 struct AttemptLoop: Sendable {
   let sources: Int
   let policy: RetryPolicy
@@ -36,6 +37,13 @@ struct AttemptLoop: Sendable {
     source = 0
     attemptOfSource = 1
     attempts = 1
+  }
+
+  /// The attempt in progress fetched a resumed file once more from the first byte
+  /// (`AttemptMachine`), and the entry has made `total` attempts: they count, on the same
+  /// source, and use up no retry.
+  mutating func refetched(upTo total: Int) {
+    attempts = max(attempts, total)
   }
 
   /// The attempt in progress failed with `code`. `transient`: retry it whatever the code

@@ -2,15 +2,17 @@
 /// prepared, its exchange ended, its digest was checked) it says which step comes next,
 /// and does no I/O of its own. The engine (`EntryJob`, on the transport's thread) and a task
 /// (`EntryRunner.attempt`) drive the same machine and only execute its actions, so the rules
-/// of an attempt (one restart from zero, the digest's wait, what the slot's release says of
-/// the host) are written once. See `AttemptMachineTests`.
+/// of an attempt (one restart from zero, one fetch from zero of a resumed file that failed
+/// its check, the digest's wait, what the slot's release says of the host) are written once.
+/// See `AttemptMachineTests`.
 ///
 ///     idle ─start─▶ split ─splitEnded─────────────────────────────────────▶ finished
 ///      │              └─splitDeclined─┐                                      ▲
 ///      └─start──────────────────▶ preparing ─prepared─▶ sending ─received─▶ completing
 ///                                   ▲  │                  │  │              or awaitingDigest
-///                       restart,    └──┼──────────────────┘  │                 └─completed─┘
-///                       once           └─failed──────────────┴─failed, unchanged─▶ finished
+///                       restart,    ├──┼──────────────────┘  │                 │  └─completed─┘
+///                       once        │  └─failed──────────────┴─failed, unchanged─▶ finished
+///                                   └─refetch: a resumed file failed its digest or size, once
 ///
 /// `Attempt` is what the executor prepared (an `AttemptSteps`); the machine only carries it,
 /// so that every action names the attempt it concerns and none can be missing.
@@ -22,12 +24,12 @@ struct AttemptMachine<Attempt> {
     case split
     /// The attempt is being prepared; `fresh`: from the first byte, ignoring any partial.
     case preparing(fresh: Bool)
-    /// The attempt's exchange is in flight.
-    case sending(Attempt, fresh: Bool)
+    /// The attempt's exchange is in flight; `resumed`: it continues a partial file.
+    case sending(Attempt, fresh: Bool, resumed: Bool)
     /// The body was received; it is being checked and finished on the calling thread.
-    case completing(Attempt)
+    case completing(Attempt, resumed: Bool)
     /// The body was received; its digest is being finished by a worker thread.
-    case awaitingDigest(Attempt)
+    case awaitingDigest(Attempt, resumed: Bool)
     /// The attempt is over.
     case finished
   }
@@ -38,12 +40,13 @@ struct AttemptMachine<Attempt> {
     /// attempt), or `splitDeclined` when it cannot be split.
     case split
     /// Close `closing` (the attempt a restart ends) if any, then prepare the attempt, from
-    /// the first byte when `fresh`; then `prepared` or `prepareFailed`.
-    case prepare(fresh: Bool, closing: Attempt?)
+    /// the first byte when `fresh`; then `prepared` or `prepareFailed`. `refetch`: a resumed
+    /// file failed its check with this code and is fetched once more from the first byte,
+    /// which counts as one more attempt of the entry (told as a `retry` with no delay).
+    case prepare(fresh: Bool, closing: Attempt?, refetch: TransferError.Code? = nil)
     /// Send the attempt's request; then `exchangeEnded`.
     case send(Attempt)
-    /// Check and finish the received attempt now; then `completed` (which finishes the
-    /// attempt).
+    /// Check and finish the received attempt now; then `completed`.
     case complete(Attempt)
     /// Wait for the received attempt's digest, then check and finish it; then `completed`.
     case awaitDigest(Attempt)
@@ -87,45 +90,52 @@ struct AttemptMachine<Attempt> {
     return Finish(end: AttemptEnd(result), closing: nil)
   }
 
-  /// The attempt was prepared: its exchange goes.
-  mutating func prepared(_ attempt: Attempt) -> Action {
+  /// The attempt was prepared: its exchange goes. `resumed`: it continues a partial file
+  /// (asks for the bytes after it).
+  mutating func prepared(_ attempt: Attempt, resumed: Bool = false) -> Action {
     guard case .preparing(let fresh) = state else { invalid("prepared") }
-    state = .sending(attempt, fresh: fresh)
+    state = .sending(attempt, fresh: fresh, resumed: resumed && !fresh)
     return .send(attempt)
   }
 
   /// The attempt could not be prepared.
   mutating func prepareFailed(_ setback: AttemptSetback) -> Action {
     guard case .preparing(let fresh) = state else { invalid("prepareFailed") }
-    return self.setback(setback, fresh: fresh, closing: nil)
+    return self.setback(setback, fresh: fresh, resumed: false, closing: nil)
   }
 
   /// The exchange ended as `verdict` says; `digestReady`: a received body's digest needs no
   /// wait (`AttemptSteps.digestIsReady`).
   mutating func exchangeEnded(_ verdict: AttemptVerdict, digestReady: Bool) -> Action {
-    guard case .sending(let attempt, let fresh) = state else { invalid("exchangeEnded") }
+    guard case .sending(let attempt, let fresh, let resumed) = state else {
+      invalid("exchangeEnded")
+    }
     switch verdict {
     case .received where digestReady:
-      state = .completing(attempt)
+      state = .completing(attempt, resumed: resumed)
       return .complete(attempt)
     case .received:
-      state = .awaitingDigest(attempt)
+      state = .awaitingDigest(attempt, resumed: resumed)
       return .awaitDigest(attempt)
     case .unchanged:
       state = .finished
       return .finish(
         Finish(end: AttemptEnd(.success(AttemptSuccess(unchanged: true))), closing: attempt))
     case .setback(let setback):
-      return self.setback(setback, fresh: fresh, closing: attempt)
+      return self.setback(setback, fresh: fresh, resumed: resumed, closing: attempt)
     }
   }
 
-  /// The received attempt was checked and finished (or failed its checks).
-  mutating func completed(_ result: Result<AttemptSuccess, AttemptFailure>) -> Finish {
+  /// The received attempt was checked and finished (or failed its checks): the attempt is
+  /// over, unless a resumed file failed its digest (see `refetch`).
+  mutating func completed(_ result: Result<AttemptSuccess, AttemptFailure>) -> Action {
     switch state {
-    case .completing(let attempt), .awaitingDigest(let attempt):
+    case .completing(let attempt, let resumed), .awaitingDigest(let attempt, let resumed):
+      if resumed, case .failure(let failure) = result, let action = refetch(failure, attempt) {
+        return action
+      }
       state = .finished
-      return Finish(end: AttemptEnd(result), closing: attempt)
+      return .finish(Finish(end: AttemptEnd(result), closing: attempt))
     default:
       invalid("completed")
     }
@@ -133,9 +143,9 @@ struct AttemptMachine<Attempt> {
 
   /// A partial file that is no prefix of the resource starts the attempt over from the
   /// first byte, once; a second time, the attempt fails as `protocol`.
-  private mutating func setback(_ setback: AttemptSetback, fresh: Bool, closing: Attempt?)
-    -> Action
-  {
+  private mutating func setback(
+    _ setback: AttemptSetback, fresh: Bool, resumed: Bool, closing: Attempt?
+  ) -> Action {
     switch setback {
     case .restart where !fresh:
       state = .preparing(fresh: true)
@@ -147,9 +157,21 @@ struct AttemptMachine<Attempt> {
           end: AttemptEnd(.failure(AttemptFailure(error: TransferError(.protocol, reason)))),
           closing: closing))
     case .failed(let failure):
+      if resumed, let closing, let action = refetch(failure, closing) { return action }
       state = .finished
       return .finish(Finish(end: AttemptEnd(.failure(failure)), closing: closing))
     }
+  }
+
+  /// A resumed file that fails its digest or size check may owe the failure to the bytes it
+  /// kept (a partial file changed on disk, a resume of another version under the same
+  /// validator): it is fetched once more from the first byte before the entry fails. The
+  /// fresh attempt resumes nothing, so it is never fetched again this way.
+  private mutating func refetch(_ failure: AttemptFailure, _ closing: Attempt) -> Action? {
+    let code = failure.error.code
+    guard code == .checksumMismatch || code == .sizeMismatch else { return nil }
+    state = .preparing(fresh: true)
+    return .prepare(fresh: true, closing: closing, refetch: code)
   }
 
   private func invalid(_ event: String) -> Never {

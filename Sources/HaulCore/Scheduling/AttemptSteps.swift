@@ -10,6 +10,8 @@ protocol AttemptSteps: AnyObject, Sendable {
   var request: TransferRequest { get }
   /// Where the exchange delivers its response.
   var responseSink: any ResponseSink { get }
+  /// Whether the attempt continues a partial file (its request asks for the bytes after it).
+  var resumed: Bool { get }
   /// Reads how the exchange ended.
   func judge(_ result: Result<TransferResponse, TransferError>) -> AttemptVerdict
   /// Whether `completeNow` can finish the attempt without waiting for a worker thread.

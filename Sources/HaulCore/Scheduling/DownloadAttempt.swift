@@ -223,6 +223,8 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
 
   var responseSink: any ResponseSink { sink }
 
+  var resumed: Bool { request.range != nil }
+
   func completeNow() -> Result<AttemptSuccess, AttemptFailure> {
     complete(digests: sink.inlineDigest())
   }

@@ -113,10 +113,11 @@ extension EntryJob: TransportJob {
         // once; this is for an entry whose answer to that changed since).
         runner.spawn(self) { [self] in await runner.run(self, holdingSlot: true) }
         return .done
-      case .prepare(let fresh, let closing):
+      case .prepare(let fresh, let closing, let refetch):
         closing?.end()
+        if let refetch { runner.refetching(self, after: refetch) }
         switch runner.prepare(self, on: entry.url, fresh: fresh, length: info.expectedBytes) {
-        case .success(let attempt): action = machine.prepared(attempt)
+        case .success(let attempt): action = machine.prepared(attempt, resumed: attempt.resumed)
         case .failure(let setback): action = machine.prepareFailed(setback)
         }
       case .send(let attempt):
@@ -134,13 +135,18 @@ extension EntryJob: TransportJob {
         exchange = (walk, attempt)
         return .send(walk.hop, attempt.responseSink)
       case .complete(let attempt):
-        action = .finish(machine.completed(attempt.completeNow()))
+        action = machine.completed(attempt.completeNow())
       case .awaitDigest(let attempt):
-        // A large body's digest is finished by its worker thread: wait for it in a task.
+        // A large body's digest is finished by its worker thread: wait for it in a task,
+        // which carries the rest of the attempt out (a fetch from zero, if it comes to that).
         runner.spawn(self) { [self] in
-          let finish = machine.completed(await attempt.completeAfterDigest())
-          if let failure = self.finish(finish) {
-            await runner.run(self, holdingSlot: false, after: failure)
+          var machine = self.machine
+          let next = machine.completed(await attempt.completeAfterDigest())
+          let result = await runner.carryOut(
+            &machine, from: next, self, on: entry.url, host: hostID)
+          switch result {
+          case .success: runner.end(self, with: result)
+          case .failure(let failure): await runner.run(self, holdingSlot: false, after: failure)
           }
         }
         return .done

@@ -8,7 +8,19 @@ extension EntryRunner {
   /// as the attempt's end says.
   func attempt(_ job: EntryJob, on url: URL, host: Int) async -> Result<Success, Failure> {
     var machine = AttemptMachine<any AttemptSteps>()
-    var action = machine.start(split: splits(job, url))
+    let first = machine.start(split: splits(job, url))
+    return await carryOut(&machine, from: first, job, on: url, host: host)
+  }
+
+  /// Executes `machine`'s actions from `first` to the attempt's end, then gives the slot
+  /// for `host` back as that end says; the engine hands an attempt over here when a step
+  /// must wait (`EntryJob`).
+  func carryOut(
+    _ machine: inout AttemptMachine<any AttemptSteps>,
+    from first: AttemptMachine<any AttemptSteps>.Action,
+    _ job: EntryJob, on url: URL, host: Int
+  ) async -> Result<Success, Failure> {
+    var action = first
     while true {
       switch action {
       case .split:
@@ -17,10 +29,11 @@ extension EntryRunner {
         } else {
           action = machine.splitDeclined()
         }
-      case .prepare(let fresh, let closing):
+      case .prepare(let fresh, let closing, let refetch):
         closing?.end()
+        if let refetch { refetching(job, after: refetch) }
         switch prepare(job, on: url, fresh: fresh, length: nil) {
-        case .success(let attempt): action = machine.prepared(attempt)
+        case .success(let attempt): action = machine.prepared(attempt, resumed: attempt.resumed)
         case .failure(let setback): action = machine.prepareFailed(setback)
         }
       case .send(let attempt):
@@ -35,15 +48,22 @@ extension EntryRunner {
         action = machine.exchangeEnded(
           attempt.judge(response), digestReady: attempt.digestIsReady)
       case .complete(let attempt):
-        action = .finish(machine.completed(attempt.completeNow()))
+        action = machine.completed(attempt.completeNow())
       case .awaitDigest(let attempt):
-        action = .finish(machine.completed(await attempt.completeAfterDigest()))
+        action = machine.completed(await attempt.completeAfterDigest())
       case .finish(let finish):
         finish.closing?.end()
         releaseSlot(host: host, finish.end.release)
         return finish.end.result
       }
     }
+  }
+
+  /// Counts the fetch from the first byte of a resumed file that failed its check with
+  /// `code` as one more attempt of `job`, and tells it as a `retry` with no delay.
+  func refetching(_ job: EntryJob, after code: TransferError.Code) {
+    job.attempts += 1
+    events(.retry(job.info, attempt: job.attempts, code: code, delay: 0))
   }
 
   /// Prepares `job`'s attempt on `url`: a download into its partial file (from the first

@@ -9,6 +9,8 @@ extension EntryRunner {
     let sources = entry.sources
     var loop = AttemptLoop(sources: sources.count, policy: retryPolicy)
     loop.begin()
+    // The engine's first attempt may have fetched its file again from zero.
+    loop.refetched(upTo: job.attempts)
     var pending = first
     var holding = holdingSlot
     if entry.operation == .download, job.local == nil {
@@ -38,6 +40,7 @@ extension EntryRunner {
         holding = false
         job.beginOnce()
         attempt = await self.attempt(job, on: url, host: host)
+        loop.refetched(upTo: job.attempts)
       }
       let failure: Failure
       switch attempt {

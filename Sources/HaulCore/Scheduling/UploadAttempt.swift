@@ -65,6 +65,9 @@ final class UploadAttempt: AttemptSteps, ResponseSink, @unchecked Sendable {
   /// An upload has no digest to wait for.
   var digestIsReady: Bool { true }
 
+  /// An upload is sent whole each time: it continues nothing.
+  var resumed: Bool { false }
+
   func completeNow() -> Result<AttemptSuccess, AttemptFailure> {
     .success(AttemptSuccess(sha256: nil))
   }
