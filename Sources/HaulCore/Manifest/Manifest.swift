@@ -39,6 +39,9 @@ public struct Manifest: Sendable {
   /// `--s3`: where `s3://BUCKET/KEY` URLs go; entries carry the endpoint's URL. `nil`
   /// refuses `s3://` URLs.
   package var s3: S3Endpoint?
+  /// `--recursive`: a download line whose URL ends in `/` is a folder to mirror, unless it
+  /// says `"recursive": false`.
+  package var recursive = false
   /// Whether a URL whose host is an IPv6 literal (`http://[::1]:8080/`, also a mirror) is a
   /// bad line: set for a transport that cannot reach one (URLSession on Linux fails it
   /// with error -1000, a corelibs limit), so that the run stops before any transfer instead
@@ -92,7 +95,7 @@ public struct Manifest: Sendable {
       case .line(let number, let bytes):
         let checked: ManifestLineCheck?
         do {
-          checked = try ManifestLineParser.check(bytes, line: number, s3: s3)
+          checked = try ManifestLineParser.check(bytes, line: number, s3: s3, recursive: recursive)
         } catch {
           throw self.error(line: number, error.reason)
         }
@@ -156,7 +159,8 @@ public struct Manifest: Sendable {
   /// is built (validation leaves plain ones unbuilt, and no plain URL has such a host); this
   /// costs a second parse per line only with such a transport.
   func ipv6LiteralProblem(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> String? {
-    guard let entry = try? ManifestLineParser.parse(bytes, line: line, s3: s3) else { return nil }
+    guard let entry = try? ManifestLineParser.parse(bytes, line: line, s3: s3, recursive: recursive)
+    else { return nil }
     return Self.ipv6LiteralProblem(sources: entry.sources)
   }
 

@@ -53,6 +53,9 @@ public struct ManifestEntry: Sendable, Hashable {
   }
   /// Expected byte count, if given.
   public var size: Int64?
+  /// A folder to mirror (`"recursive": true`, `--recursive`): `url` ends in `/`, `path` is
+  /// the local folder (ending in `/`), and the entry runs as the files its listing names.
+  public var recursive: Bool
   /// The digests the line itself gives (`sha256`, `sha512`, `sha1`, `md5`), lowercase hex.
   public var manifestDigests: DigestValues {
     get { parts.value.manifestDigests }
@@ -78,7 +81,7 @@ public struct ManifestEntry: Sendable, Hashable {
     line: Int, text: String, operation: Operation = .download, url: URL, mirrors: [URL] = [],
     path: String, method: String? = nil, size: Int64? = nil, sha256: String? = nil,
     headers: [HTTPField] = [], manifestDigests: DigestValues = DigestValues(),
-    checksumDigests: DigestValues = DigestValues()
+    checksumDigests: DigestValues = DigestValues(), recursive: Bool = false
   ) {
     var manifestDigests = manifestDigests
     if let sha256 { manifestDigests[.sha256] = sha256 }
@@ -90,6 +93,7 @@ public struct ManifestEntry: Sendable, Hashable {
     self.line = line
     self.operation = operation
     self.size = size
+    self.recursive = recursive
   }
 
   /// The entry's sources in the order they are tried: `url`, then `mirrors`.

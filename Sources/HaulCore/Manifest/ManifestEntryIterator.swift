@@ -46,7 +46,8 @@ public final class ManifestEntryIterator: IteratorProtocol {
       case .line(let number, let bytes):
         let parsed: ManifestEntry?
         do {
-          parsed = try ManifestLineParser.parse(bytes, line: number, s3: manifest.s3)
+          parsed = try ManifestLineParser.parse(
+            bytes, line: number, s3: manifest.s3, recursive: manifest.recursive)
         } catch {
           throw manifest.error(line: number, error.reason)
         }

@@ -21,34 +21,44 @@ import Foundation
 /// of reading a typical line).
 enum ManifestLineParser {
   /// The entry on `bytes` (one line without its line break), or `nil` for a blank or
-  /// comment line.
-  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil)
-    throws(ManifestLineError) -> ManifestEntry?
-  {
+  /// comment line. `recursive` (`--recursive`): a download whose URL ends in `/` is a folder.
+  static func parse(
+    _ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil,
+    recursive: Bool = false
+  ) throws(ManifestLineError) -> ManifestEntry? {
     guard let content = try content(of: bytes) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
     guard content[0] == UInt8(ascii: "{") else {
       let trimmed =
         content.count == bytes.count ? text : String(decoding: content, as: UTF8.self)
+      if recursive, let url = try folderURL(content, text: trimmed, s3: s3) {
+        return ManifestEntry(
+          line: line, text: text, url: url, path: try folderPath(for: url), recursive: true)
+      }
       let (url, path) = try parseBareURL(content, text: trimmed, s3: s3)
       return ManifestEntry(line: line, text: text, url: url, path: path)
     }
     let fields = try ManifestObjectScanner.scan(content, buildsURLs: true, s3: s3)
-    let path = try path(of: fields)
+    let (path, isFolder) = try path(of: fields, recursive: recursive)
     return ManifestEntry(
       line: line, text: text, operation: fields.operation, url: try url(of: fields),
       mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
-      headers: fields.headers, manifestDigests: fields.digests)
+      headers: fields.headers, manifestDigests: fields.digests, recursive: isFolder)
   }
 
   /// What validation needs of the line on `bytes`, or `nil` for a blank or comment line;
   /// throws exactly what `parse` throws.
-  static func check(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil)
-    throws(ManifestLineError) -> ManifestLineCheck?
-  {
+  static func check(
+    _ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil,
+    recursive: Bool = false
+  ) throws(ManifestLineError) -> ManifestLineCheck? {
     guard let content = try content(of: bytes) else { return nil }
     guard content[0] == UInt8(ascii: "{") else {
       let text = String(decoding: content, as: UTF8.self)
+      if recursive, let url = try folderURL(content, text: text, s3: s3) {
+        return ManifestLineCheck(
+          line: line, operation: .download, path: try folderPath(for: url), url: url)
+      }
       if ManifestURL.isPlain(text) {
         let path = try ManifestURL.defaultNameOfPlain(text).get()
         return ManifestLineCheck(line: line, operation: .download, path: path, url: nil)
@@ -57,7 +67,7 @@ enum ManifestLineParser {
       return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
     }
     let fields = try ManifestObjectScanner.scan(content, buildsURLs: false, s3: s3)
-    let path = try path(of: fields)
+    let (path, _) = try path(of: fields, recursive: recursive)
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
       size: fields.size, digests: fields.digests,
@@ -113,14 +123,87 @@ enum ManifestLineParser {
     throw ManifestLineError("not a JSON object and not an http(s) URL")
   }
 
+  /// The URL of a bare line that names a folder (ends in `/`, no query), `nil` for any
+  /// other line; an s3:// prefix is listed as such, never as a web folder.
+  private static func folderURL(
+    _ content: UnsafeBufferPointer<UInt8>, text: String, s3: S3Endpoint?
+  ) throws(ManifestLineError) -> URL? {
+    guard text.hasSuffix("/"), !text.contains("?"), ManifestURL.schemeLength(in: content) != nil
+    else { return nil }
+    let url = try ManifestURL.parse(text, field: "URL", s3: s3).get()
+    return isFolder(url) ? url : nil
+  }
+
+  /// Whether `url` names a web folder: its path ends in `/` and it has no query.
+  private static func isFolder(_ url: URL) -> Bool {
+    !S3PrefixListing.isFirstPage(url) && url.query(percentEncoded: true) == nil
+      && url.path(percentEncoded: true).hasSuffix("/")
+  }
+
+  /// The default path of a folder entry: the URL's last non-empty segment, as a folder
+  /// (`https://host/pub/tree/` lands in `tree/`).
+  private static func folderPath(for url: URL) throws(ManifestLineError) -> String {
+    var path = Substring(url.path(percentEncoded: true))
+    while path.hasSuffix("/") { path.removeLast() }
+    guard !path.isEmpty else {
+      throw ManifestLineError("no folder name in URL; give \"path\" (a folder ending in \"/\")")
+    }
+    return try ManifestPath.defaultName(percentEncodedPath: String(path)).get() + "/"
+  }
+
+  /// The rules of a folder entry (`recursive`), and its path.
+  private static func folderPath(of fields: ManifestObjectScanner.Fields)
+    throws(ManifestLineError) -> String
+  {
+    guard fields.operation == .download else {
+      throw ManifestLineError("a recursive entry can only be downloaded")
+    }
+    guard fields.mirrorCount == 0 else {
+      throw ManifestLineError("a recursive entry has no mirrors")
+    }
+    guard fields.size == nil, fields.digests.isEmpty else {
+      throw ManifestLineError(
+        "a recursive entry has no \"size\" or digest: its files' come from the listing")
+    }
+    let url = try url(of: fields)
+    guard isFolder(url) else {
+      throw ManifestLineError("the \"url\" of a recursive entry must end in \"/\", without a query")
+    }
+    guard let path = fields.path else { return try folderPath(for: url) }
+    guard path.hasSuffix("/") else {
+      throw ManifestLineError("the \"path\" of a recursive entry must end in \"/\"")
+    }
+    return path
+  }
+
   /// Applies the rules that concern more than one field of an object, and returns the
-  /// entry's path: the one given, or for a download the URL's default name.
-  private static func path(of fields: ManifestObjectScanner.Fields) throws(ManifestLineError)
-    -> String
+  /// entry's path (the one given, or for a download the URL's default name) and whether it
+  /// is a folder to mirror (`recursive`: `--recursive`, for a URL ending in `/`).
+  private static func path(of fields: ManifestObjectScanner.Fields, recursive: Bool)
+    throws(ManifestLineError) -> (String, Bool)
   {
     guard fields.url != nil || fields.plainURL != nil else {
       throw ManifestLineError("missing \"url\"")
     }
+    let prefix = fields.url.map(S3PrefixListing.isFirstPage) ?? false
+    if !prefix, fields.recursive ?? (recursive && endsInSlash(fields)) {
+      return (try folderPath(of: fields), true)
+    }
+    return (try filePath(of: fields), false)
+  }
+
+  /// Whether the object's `url` ends in `/` without a query (for `--recursive`).
+  private static func endsInSlash(_ fields: ManifestObjectScanner.Fields) -> Bool {
+    guard fields.operation == .download else { return false }
+    if let url = fields.url { return isFolder(url) }
+    guard let text = fields.plainURL else { return false }
+    return text.hasSuffix("/") && !text.contains("?")
+  }
+
+  /// The path of an entry that is not a folder to mirror.
+  private static func filePath(of fields: ManifestObjectScanner.Fields)
+    throws(ManifestLineError) -> String
+  {
     if let url = fields.url, S3PrefixListing.isFirstPage(url) {
       guard fields.operation == .download else {
         throw ManifestLineError("an s3:// prefix can only be downloaded")

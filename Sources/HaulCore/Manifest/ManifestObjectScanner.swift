@@ -24,11 +24,15 @@ struct ManifestObjectScanner {
     /// `sha256`, `sha512`, `sha1`, `md5`, in lower case.
     var digests = DigestValues()
     var headers: [HTTPField] = []
+    /// `recursive`, when given.
+    var recursive: Bool?
+    /// How many mirrors the line gives, built or not.
+    var mirrorCount = 0
   }
 
   /// The fields of an entry, by the key that names each.
   private enum Field {
-    case url, path, op, method, size, sha256, sha512, sha1, md5, headers, mirrors
+    case url, path, op, method, size, sha256, sha512, sha1, md5, headers, mirrors, recursive
 
     /// The field whose key is spelled `key` (UTF-8), if any: told apart by the first byte and
     /// the length (and the last byte where those agree), then compared in full.
@@ -44,6 +48,7 @@ struct ManifestObjectScanner {
       case (UInt8(ascii: "s"), 4): field = key[3] == UInt8(ascii: "e") ? .size : .sha1
       case (UInt8(ascii: "s"), _): field = key.last == UInt8(ascii: "6") ? .sha256 : .sha512
       case (UInt8(ascii: "h"), _): field = .headers
+      case (UInt8(ascii: "r"), _): field = .recursive
       default: return nil
       }
       let name = field.key
@@ -67,6 +72,7 @@ struct ManifestObjectScanner {
       case .md5: "md5"
       case .headers: "headers"
       case .mirrors: "mirrors"
+      case .recursive: "recursive"
       }
     }
 
@@ -84,6 +90,7 @@ struct ManifestObjectScanner {
       case .sha512: 1 << 8
       case .sha1: 1 << 9
       case .md5: 1 << 10
+      case .recursive: 1 << 11
       }
     }
 
@@ -94,7 +101,7 @@ struct ManifestObjectScanner {
       case .sha512: .sha512
       case .sha1: .sha1
       case .md5: .md5
-      case .url, .path, .op, .method, .size, .headers, .mirrors: nil
+      case .url, .path, .op, .method, .size, .headers, .mirrors, .recursive: nil
       }
     }
   }
@@ -278,6 +285,13 @@ struct ManifestObjectScanner {
       try scanHeaders()
     case .mirrors:
       try scanMirrors()
+    case .recursive:
+      let value = try json.parseValue(depth: 1)
+      guard problem == nil else { return }
+      guard case .bool(let flag) = value else {
+        return note("\"recursive\" must be true or false, not \(value.kindName)")
+      }
+      fields.recursive = flag
     }
   }
 
@@ -372,6 +386,7 @@ struct ManifestObjectScanner {
       number += 1
       if current == UInt8(ascii: "\"") {
         let string = try json.parseString()
+        fields.mirrorCount += 1
         if problem == nil, buildsURLs || !ManifestURL.isPlain(string) {
           switch ManifestURL.parse(string, field: "\"mirrors\" item \(number)", s3: s3) {
           case .success(let url): fields.mirrors.append(url)

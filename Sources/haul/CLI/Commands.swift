@@ -74,6 +74,17 @@ enum Commands {
         "s3-page-size", value: "N", default: "1000",
         help: "keys per listing page of an s3:// prefix (1-1000)"),
       OptionSpec(
+        "recursive", help: "download lines whose URL ends in / mirror the folder's whole tree"),
+      OptionSpec(
+        "depth", value: "N", default: "32",
+        help: "folders: 1 takes a folder's own files, 2 its subfolders' too, ..."),
+      OptionSpec(
+        "include", value: "GLOB", repeatable: true,
+        help: "folders: take only files whose path below the folder matches (*, ?, **, [...])"),
+      OptionSpec(
+        "exclude", value: "GLOB", repeatable: true,
+        help: "folders: leave out files whose path below the folder matches"),
+      OptionSpec(
         "multipart-threshold", value: "SIZE", default: "64M",
         help: "S3 uploads larger than SIZE go in parts, resumable across runs"),
       OptionSpec("part-size", value: "SIZE", default: "16M", help: "the size of each part (5M-5G)"),

@@ -46,11 +46,13 @@ final class ManifestInput {
   /// `transports` those it will run through, whose limits it then refuses at validation.
   func manifest(
     output: String, checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil,
-    transports: [TransportChoice] = []
+    transports: [TransportChoice] = [], recursive: Bool = false
   ) -> Manifest {
-    Manifest(
+    var manifest = Manifest(
       path: path, displayName: displayName, outputDirectory: output, checksums: checksums, s3: s3,
       refusesIPv6Literals: transports.contains(where: TransportFactory.refusesIPv6Literals))
+    manifest.recursive = recursive
+    return manifest
   }
 
   private func copyStandardInput(to fd: Int32) throws(ManifestError) {

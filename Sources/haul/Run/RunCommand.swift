@@ -48,13 +48,15 @@ struct RunCommand {
       input = try ManifestInput(argument: options.manifest)
       whole = try input.manifest(
         output: options.output, checksums: checksums, s3: s3?.endpoint,
-        transports: [options.transport]
+        transports: [options.transport], recursive: options.recursive
       ).validate()
     } catch {
       Console.error(error.description + "\n")
       return .usage
     }
-    let manifest = input.manifest(output: options.output, checksums: checksums, s3: s3?.endpoint)
+    let manifest = input.manifest(
+      output: options.output, checksums: checksums, s3: s3?.endpoint,
+      recursive: options.recursive)
     let entries = RunEntries(entries: manifest.entries(), shard: options.shard)
     let statistics = entries.statistics(whole: whole)
 

@@ -48,6 +48,10 @@ struct RunOptions: Sendable {
   var noRemoteTime = false
   /// `--refresh`: re-check destinations in place whose entry gives no size or digest.
   var refresh = false
+  /// `--recursive`: download lines whose URL ends in `/` are folders to mirror.
+  var recursive = false
+  /// `--depth`, `--include`, `--exclude`: how folders are expanded.
+  var folders = FolderOptions()
 
   /// What `--s3`, `--s3-endpoint`, `--s3-region` and `--s3-addressing` asked for; resolved
   /// with the credentials by `S3Setup` when the run starts.
@@ -135,6 +139,8 @@ struct RunOptions: Sendable {
     fsync = parsed.has("fsync")
     noRemoteTime = parsed.has("no-remote-time")
     refresh = parsed.has("refresh")
+    recursive = parsed.has("recursive")
+    folders = try RunOptions.folderOptions(parsed, values)
     serverDigests = !parsed.has("no-server-digests")
     proxyRules = try RunOptions.proxyRules(
       parsed, transport: transport, environment: ProcessInfo.processInfo.environment)
@@ -167,7 +173,33 @@ struct RunOptions: Sendable {
     options.remoteTime = !noRemoteTime
     options.refresh = refresh
     options.s3Listing = s3.map { S3PrefixListing(pageSize: $0.pageSize) }
+    options.folders = folders
     return options
+  }
+
+  /// `--depth`, `--include` and `--exclude`, checked.
+  static func folderOptions(_ parsed: ParsedArguments, _ values: OptionValues)
+    throws(UsageError) -> FolderOptions
+  {
+    var folders = FolderOptions()
+    if let text = parsed.value("depth") {
+      folders.depth = try values.count("depth", text, in: 1...1000)
+    }
+    for (option, keep) in [("include", true), ("exclude", false)] {
+      for text in parsed.all(option) {
+        do throws(PathGlob.Problem) {
+          let glob = try PathGlob(text)
+          if keep {
+            folders.filter.include.append(glob)
+          } else {
+            folders.filter.exclude.append(glob)
+          }
+        } catch {
+          throw UsageError("--\(option) '\(text)': \(error.reason)", command: "run")
+        }
+      }
+    }
+    return folders
   }
 
   /// The options the transport is created with.

@@ -1,0 +1,144 @@
+import Foundation
+
+/// A name a web or WebDAV listing gives, resolved against the folder listed: what every
+/// listing format shares (HTML entities, percent-encoding, relative and absolute links,
+/// which links count as the folder's children).
+package struct ListedName: Sendable, Hashable {
+  /// The child's name, percent-decoded (it may still hold `/` or be `..`: the lister refuses
+  /// such a name as `path_refused`).
+  package var name: String
+  /// Whether it is a folder (its link ends in `/`, or the listing says so).
+  package var isFolder: Bool
+  /// Its exact size in bytes, when the listing gives one.
+  package var size: Int64?
+  /// Its modification time, when the listing gives one.
+  package var modified: Date?
+
+  package init(name: String, isFolder: Bool, size: Int64? = nil, modified: Date? = nil) {
+    self.name = name
+    self.isFolder = isFolder
+    self.size = size
+    self.modified = modified
+  }
+
+  /// The child `href` names in `folder` (a URL ending in `/`): its name and whether it is a
+  /// folder, or `nil` when it is no child of the folder: another origin, the folder itself
+  /// or above it, deeper than one segment, or a link with a query or a fragment (sort
+  /// links, `?C=N;O=D`). `href` is as written in the page, HTML entities decoded.
+  package static func child(_ href: String, of folder: URL) -> (name: String, isFolder: Bool)? {
+    let trimmed = href.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmed.isEmpty, !trimmed.hasPrefix("#"),
+      let link = URL(string: validURLText(trimmed), relativeTo: folder)?.absoluteURL,
+      link.query(percentEncoded: true) == nil, link.fragment(percentEncoded: true) == nil,
+      link.scheme?.lowercased() == folder.scheme?.lowercased(),
+      link.host(percentEncoded: false)?.lowercased()
+        == folder.host(percentEncoded: false)?.lowercased(),
+      effectivePort(link) == effectivePort(folder)
+    else { return nil }
+    var base = segments(folder.path(percentEncoded: true))
+    if base.last == "" { base.removeLast() }
+    var own = segments(link.path(percentEncoded: true))
+    let isFolder = own.last == ""
+    if isFolder { own.removeLast() }
+    guard own.count == base.count + 1, own.starts(with: base) else { return nil }
+    guard let name = own.last, !name.isEmpty else { return nil }
+    return (name, isFolder)
+  }
+
+  /// The path's segments, each percent-decoded after the split (a `%2F` stays inside its
+  /// segment), a leading empty segment dropped; `a/` ends in `""`.
+  private static func segments(_ path: String) -> [String] {
+    var parts = path.split(separator: "/", omittingEmptySubsequences: false).map {
+      $0.removingPercentEncoding ?? String($0)
+    }
+    if parts.first == "" { parts.removeFirst() }
+    return parts
+  }
+
+  private static func effectivePort(_ url: URL) -> Int? {
+    url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+  }
+
+  /// `text` with every byte a URL cannot hold percent-encoded (spaces, non-ASCII letters,
+  /// a `%` that starts no escape), as browsers read a link.
+  static func validURLText(_ text: String) -> String {
+    let bytes = Array(text.utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    for (index, byte) in bytes.enumerated() {
+      if byte == UInt8(ascii: "%"), isHex(bytes, index + 1),
+        isHex(bytes, index + 2)
+      {
+        out.append(byte)
+      } else if byte > 0x20, byte < 0x7F, !"%\"<>\\^`{|}".utf8.contains(byte) {
+        out.append(byte)
+      } else {
+        let digits = Array("0123456789ABCDEF".utf8)
+        out += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func isHex(_ bytes: [UInt8], _ index: Int) -> Bool {
+    index < bytes.count && Hex.value(of: bytes[index]) != nil
+  }
+
+  /// The URL of the child `name` in `folder`, `name` percent-encoded as one segment.
+  package static func url(of name: String, isFolder: Bool, in folder: URL) -> URL? {
+    var text = folder.absoluteString
+    if !text.hasSuffix("/") { text += "/" }
+    text += name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
+    if isFolder { text += "/" }
+    return URL(string: text)
+  }
+
+  /// What a path segment may hold unescaped: RFC 3986 `pchar` less `;` and `=` (read as
+  /// parameters by some servers) and `+` (read as a space by some).
+  private static let segmentCharacters = CharacterSet(
+    charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*,:@")
+
+  /// `text` with HTML and XML character references decoded: `&amp;`, `&lt;`, `&gt;`,
+  /// `&quot;`, `&apos;`, `&nbsp;`, `&#NN;`, `&#xHH;`; any other `&` is left as written.
+  package static func decodeEntities(_ text: Substring) -> String {
+    guard text.contains("&") else { return String(text) }
+    var out = ""
+    var rest = text[...]
+    while let amp = rest.firstIndex(of: "&") {
+      out += rest[..<amp]
+      let after = rest[rest.index(after: amp)...]
+      guard let semi = after.prefix(12).firstIndex(of: ";") else {
+        out += "&"
+        rest = after
+        continue
+      }
+      let reference = after[..<semi]
+      if let decoded = decodeReference(reference) {
+        out += decoded
+        rest = after[after.index(after: semi)...]
+      } else {
+        out += "&"
+        rest = after
+      }
+    }
+    return out + rest
+  }
+
+  private static func decodeReference(_ reference: Substring) -> String? {
+    switch reference {
+    case "amp": return "&"
+    case "lt": return "<"
+    case "gt": return ">"
+    case "quot": return "\""
+    case "apos": return "'"
+    case "nbsp": return "\u{A0}"
+    default: break
+    }
+    guard reference.hasPrefix("#") else { return nil }
+    let digits = reference.dropFirst()
+    let value =
+      digits.hasPrefix("x") || digits.hasPrefix("X")
+      ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
+    return value.flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+  }
+}

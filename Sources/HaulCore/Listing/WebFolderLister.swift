@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+
+/// The lister of recursive web folders (`"recursive": true`, `--recursive`): WebDAV where
+/// the server speaks it, the folder's index page otherwise.
+///
+/// Each folder is first asked with `PROPFIND` (`Depth: 1`): a `207` is read as WebDAV
+/// (`DAVMultistatus`). A server that does not take the method (`405`, `501`; `400` and
+/// `403` from some) is asked with `GET` instead, and from then on each of its folders only
+/// with `GET`: one refused `PROPFIND` per origin and run, the cost of detecting rather than
+/// configuring. The `GET` asks for JSON first (`Accept`), which Caddy honours; the answer
+/// is read by `IndexPage`. Files and folders are the folder's children by name; a name
+/// that cannot be one (`..`, one holding `/`) is handed on as a file without a URL, which
+/// the expansion refuses as `path_refused`. A listed ETag is not sent as `If-Match`: the
+/// one a listing gives need not be the one a `GET` answers with (Apache's is weak), and a
+/// mismatch would fail every file.
+package final class WebFolderLister: FolderLister {
+  /// Origins that refused `PROPFIND` in this run.
+  private let refusesDAV = Mutex<Set<String>>([])
+
+  /// The statuses that say a server takes no `PROPFIND`.
+  static let noDAV: Set<Int> = [400, 403, 405, 406, 501]
+
+  /// What a `GET` of a folder asks for: a JSON listing where one is offered, else the page.
+  static let accept = "application/json;q=0.9, text/html, */*;q=0.5"
+
+  package init() {}
+
+  package func lists(_ entry: ManifestEntry) -> Bool { entry.recursive }
+
+  package func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
+    async throws(TransferError) -> ListingPage
+  {
+    let origin = Self.origin(of: folder.url)
+    if !refusesDAV.withLock({ $0.contains(origin) }) {
+      let answer = try await client.fetch(
+        folder.url, method: "PROPFIND", headers: [HTTPField("Depth", "1")],
+        handles: Self.noDAV)
+      if answer.head.status == 207 {
+        guard let children = DAVMultistatus.parse(answer.body, folder: folder.url) else {
+          throw TransferError(.protocol, "the folder's PROPFIND answer is no multistatus")
+        }
+        return Self.page(children.map(\.name), in: folder)
+      }
+      if (200..<300).contains(answer.head.status),
+        let names = IndexPage.parse(
+          answer.body, contentType: answer.head.value(for: "Content-Type"), folder: folder.url)
+      {
+        // A server that answers any method with the page.
+        return Self.page(names, in: folder)
+      }
+      refusesDAV.withLock { _ = $0.insert(origin) }
+    }
+    let answer = try await client.fetch(folder.url, headers: [HTTPField("Accept", Self.accept)])
+    guard
+      let names = IndexPage.parse(
+        answer.body, contentType: answer.head.value(for: "Content-Type"), folder: folder.url)
+    else {
+      throw TransferError(.protocol, "the folder's answer is neither an index page nor a listing")
+    }
+    return Self.page(names, in: folder)
+  }
+
+  /// The page of `folder` that `children` make.
+  static func page(_ children: [ListedName], in folder: ListedFolder) -> ListingPage {
+    var page = ListingPage()
+    for child in children {
+      let relative = folder.relativePath + child.name
+      let leaves = child.name == "." || child.name == ".." || child.name.contains("/")
+      let url =
+        leaves ? nil : ListedName.url(of: child.name, isFolder: child.isFolder, in: folder.url)
+      if child.isFolder, let url {
+        page.folders.append(folder.child(named: child.name, at: url))
+        continue
+      }
+      page.files.append(
+        ListedFile(
+          url: url, source: url?.absoluteString ?? folder.url.absoluteString + child.name,
+          relativePath: relative + (child.isFolder ? "/" : ""), size: child.size,
+          modified: child.modified))
+    }
+    return page
+  }
+
+  private static func origin(of url: URL) -> String {
+    "\(url.scheme ?? "")://\(url.host(percentEncoded: true) ?? ""):\(url.port ?? -1)"
+  }
+}
