@@ -70,6 +70,20 @@ extension NginxFixture {
             create_full_put_path on;
             client_max_body_size 0;
           }
+          location /listed/ {
+            autoindex on;
+          }
+          location /listed-json/ {
+            alias \(d)/root/listed/;
+            autoindex on;
+            autoindex_format json;
+          }
+          location /listed/blocked/ {
+            return 403;
+          }
+          location /listed-json/blocked/ {
+            return 403;
+          }
           location /echo {
             return 200 "ua=$http_user_agent range=$http_range if-range=$http_if_range x-test=$http_x_test accept-encoding=$http_accept_encoding accept=$http_accept\\n";
           }

@@ -16,7 +16,9 @@ import Synchronization
 /// offers HTTP/2 (ALPN `h2`; never cleartext h2c). Files under `root/slow/` are sent at
 /// 1 MB/s per request (`limit_rate`), so requests overlap long enough to be counted; the
 /// timing log (`timingLog()`) says which protocol and connection served each request, and
-/// when.
+/// when. `root/listed/` is served with `autoindex` (HTML) at `/listed/` and as
+/// `autoindex_format json` at `/listed-json/`; `/listed/blocked/` (and its JSON twin)
+/// answers 403, a folder that cannot be listed.
 ///
 /// nginx runs in the foreground (`daemon off;`) as this process's child. `stop()` always ends
 /// it (SIGTERM, then SIGKILL for it and its workers) and removes the directory; use

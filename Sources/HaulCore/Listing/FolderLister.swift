@@ -87,4 +87,20 @@ package struct ListingPage: Sendable, Hashable {
     self.folders = folders
     self.next = next
   }
+
+  /// What the page says of its folder's children, whatever the folder's place in the tree:
+  /// their names below `folder`, sizes and times. Two folders with the same fingerprint
+  /// list the same children.
+  func fingerprint(below folder: ListedFolder) -> Int {
+    var hasher = Hasher()
+    let skip = folder.relativePath.count
+    for file in files {
+      hasher.combine(file.relativePath.dropFirst(skip))
+      hasher.combine(file.size)
+      hasher.combine(file.modified)
+    }
+    hasher.combine(-1)
+    for child in folders { hasher.combine(child.relativePath.dropFirst(skip)) }
+    return hasher.finalize()
+  }
 }

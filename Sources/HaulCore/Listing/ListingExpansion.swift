@@ -20,12 +20,15 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     let entry: ManifestEntry
     let lister: any FolderLister
     let root: ListedFolder
-    /// Folders still to list, the next one last.
-    var pending: [ListedFolder]
+    /// Folders still to list, the next one last, each with the fingerprints of its
+    /// ancestors' listings (`ListingPage.fingerprint`).
+    var pending: [(folder: ListedFolder, ancestors: [Int])]
     /// Every folder taken into `pending` so far, by URL.
     var seen: Set<String>
     /// The folder whose next page comes before any pending folder, and that page's cursor.
     var continuation: (folder: ListedFolder, cursor: String)?
+    /// The ancestors' fingerprints of the folder being listed.
+    var ancestors: [Int] = []
   }
 
   private var base: Base
@@ -66,7 +69,7 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       guard let lister = listers.first(where: { $0.lists(entry) }) else { return .entry(entry) }
       let root = ListedFolder(url: entry.url, relativePath: "", depth: 1)
       walk = Walk(
-        entry: entry, lister: lister, root: root, pending: [root],
+        entry: entry, lister: lister, root: root, pending: [(root, [])],
         seen: [root.url.absoluteString], continuation: nil)
     }
   }
@@ -79,7 +82,8 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       (folder, cursor) = (continued, token)
       walk.continuation = nil
     } else if let pending = walk.pending.popLast() {
-      (folder, cursor) = (pending, nil)
+      (folder, cursor) = (pending.folder, nil)
+      walk.ancestors = pending.ancestors
     } else {
       return
     }
@@ -92,12 +96,21 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       return
     }
     walk.continuation = listed.next.map { (folder, $0) }
+    // A folder listed whole in one page exactly as one of its ancestors is a link back to
+    // it (a server-side symlink loop): its files are that ancestor's, and its subfolders
+    // lead round again.
+    var ancestors = walk.ancestors
+    if cursor == nil, listed.next == nil, !listed.folders.isEmpty || !listed.files.isEmpty {
+      let fingerprint = listed.fingerprint(below: folder)
+      if ancestors.contains(fingerprint) { return }
+      ancestors.append(fingerprint)
+    }
     let rootURL = walk.root.url.absoluteString
     // Pushed in reverse so that the first one named is listed first.
     for child in listed.folders.reversed() where child.depth <= folders.depth {
       let key = child.url.absoluteString
       guard key.hasPrefix(rootURL), walk.seen.insert(key).inserted else { continue }
-      walk.pending.append(child)
+      walk.pending.append((child, ancestors))
     }
     page.reserveCapacity(listed.files.count)
     for file in listed.files {
