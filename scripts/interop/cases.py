@@ -289,6 +289,27 @@ def refresh(context, origin, transport):
     return "unchanged kept (304), changed fetched"
 
 
+def folder_tree(context, origin, transport):
+    """The small files' folder as a recursive entry: listed with PROPFIND where the server
+    speaks WebDAV (apache2, lighttpd), from its index page otherwise (caddy browse, h2o
+    dirlisting), every file fetched once and byte for byte."""
+    folder = context.folder("folder")
+    line = {"url": origin.url("/small/"), "recursive": True, "path": "tree/"}
+    run = context.haul.run(folder, [line], transport, ["-j", "16"])
+    check_ok(run, SMALL_COUNT)
+    for path, _, sha in context.data.small:
+        name = os.path.join(folder, "out", "tree", os.path.basename(path))
+        check(sha256_file(name) == sha, "%s differs" % name)
+    deadline = time.monotonic() + origin.log_seconds
+    while True:
+        listed = [e for e in origin.entries() if e["path"] == "/small/"]
+        if listed or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    dav = any(e["method"] == "PROPFIND" and e["status"] == 207 for e in listed)
+    return "%d files, listed by %s" % (SMALL_COUNT, "PROPFIND" if dav else "the index page")
+
+
 def write_version(origin, path, content, mtime):
     """Puts a new version of a served file in place, and waits until `origin` has seen it: a
     user refreshes after the server noticed the change, not within its stat cache."""
@@ -305,6 +326,7 @@ ORIGIN_CASES = [
     ("kill-resume", kill_resume), ("segments", segments), ("put", uploads),
     ("put-https", uploads_https), ("early-409-h2", early_refusal_h2),
     ("remote-time", remote_time), ("ipv6", ipv6), ("refresh", refresh),
+    ("folder", folder_tree),
 ]
 
 

@@ -170,7 +170,7 @@ class Caddy(Origin):
         site = [
             "  bind 127.0.0.1 [::1]",
             "  root * %s" % self.docroot,
-            "  file_server",
+            "  file_server browse",
             "  log {",
             "    output file %s" % self.log,
             "    format json",
@@ -230,7 +230,7 @@ class H2o(Origin):
                       "  ssl:", "    certificate-file: %s" % self.cert,
                       "    key-file: %s" % self.key]
         lines += ["hosts:", "  default:", "    paths:", "      /:",
-                  "        file.dir: %s" % self.docroot]
+                  "        file.dir: %s" % self.docroot, "        file.dirlisting: ON"]
         configuration = os.path.join(self.folder, "h2o.conf")
         write(configuration, lines)
         os.chmod(self.folder, 0o777)  # h2o opens its logs after dropping root
