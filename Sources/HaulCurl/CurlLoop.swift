@@ -263,9 +263,7 @@ extension CurlExchange {
     if let failure { return .failure(failure) }
     guard code == CURLE_OK else {
       if code == CURLE_OUT_OF_MEMORY, head == nil {
-        // libcurl 7.88 reports a single header line over its 100 KiB limit as out of memory.
-        return .failure(
-          TransferError(.protocol, "a response header line is longer than libcurl accepts"))
+        return .failure(.headerLineTooLong)
       }
       return .failure(error(for: code, easy: easy))
     }

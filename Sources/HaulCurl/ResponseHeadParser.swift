@@ -117,6 +117,7 @@ struct ResponseHeadParser {
     case (13, UInt8(ascii: "l")): candidates = ["last-modified"]
     case (14, UInt8(ascii: "c")): candidates = ["content-length", "content-digest"]
     case (16, UInt8(ascii: "c")): candidates = ["content-encoding"]
+    case (17, UInt8(ascii: "t")): candidates = ["transfer-encoding"]
     case (21, UInt8(ascii: "x")): candidates = ["x-amz-checksum-sha256"]
     default: return false
     }

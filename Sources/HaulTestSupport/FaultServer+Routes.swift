@@ -160,13 +160,16 @@ private struct FaultExchange {
     let http09 = faulty && options["http09"] == "1"
     let lie = faulty ? int("lie") : nil
     let closes = lie != nil || lengths != nil || http09
+    let trailers = chunked && options["trailers"] == "1"
     if chunked {
       headers.append(("Transfer-Encoding", "chunked"))
-    } else if let lengths {
+      if trailers { headers.append(("Trailer", "X-Trailer-Digest, X-Trailer-Count")) }
+    }
+    if let lengths {
       for value in lengths.split(separator: ";", omittingEmptySubsequences: false) {
         headers.append(("Content-Length", String(value)))
       }
-    } else {
+    } else if !chunked {
       headers.append(("Content-Length", String(length + (lie ?? 0))))
     }
     if !request.keepAlive || closes { headers.append(("Connection", "close")) }
@@ -176,16 +179,17 @@ private struct FaultExchange {
     if request.method == "HEAD" { return !closes }
     let complete = sendContent(
       seed: seed, offset: start, length: endless ? .max : length, chunked: chunked)
-    guard complete, !closes else { return false }
+    guard complete else { return false }
     if chunked {
       // A malformed chunk-size line instead of the last chunk, then close.
       guard !badChunk else {
         _ = connection.send("zz\r\n")
         return false
       }
-      return connection.send("0\r\n\r\n")
+      let fields = trailers ? "X-Trailer-Digest: sha-256=:done:\r\nX-Trailer-Count: 2\r\n" : ""
+      guard connection.send("0\r\n" + fields + "\r\n") else { return false }
     }
-    return true
+    return !closes
   }
 
   private func echo() -> Bool {
@@ -260,6 +264,9 @@ private struct FaultExchange {
         added += Int64(line.utf8.count)
         n += 1
       }
+    }
+    if faulty, let length = int("headerLine"), length > 12 {
+      text += "X-Long: " + String(repeating: "l", count: Int(length) - 10) + "\r\n"
     }
     text += "\r\n"
     return connection.send(text)

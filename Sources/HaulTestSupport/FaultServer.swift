@@ -35,16 +35,19 @@ import Synchronization
 ///   byte every 2 s), for a body that is slow but never silent for long.
 /// - `lie=N` *fault*: `Content-Length` N bytes more than the body sent, then close.
 /// - `bigHeaders=N` *fault*: add about N bytes of filler header fields.
+/// - `headerLine=N` *fault*: add one header field whose line is N bytes long.
 /// - `statusLine=TEXT` *fault*: send TEXT as the status line (`HTTP/1.1 2000 OK`).
 /// - `/data` only, malformed framing, each *fault* and closing the connection after the
 ///   body: `lengths=V;W;...` (one `Content-Length` field per `;`-separated value, sent as
-///   written: `10, 12` is one field of two values, `10;12` two fields), `http09=1` (no
-///   status line and no header at all: an HTTP/0.9 answer).
+///   written: `10, 12` is one field of two values, `10;12` two fields; with `chunked=1`
+///   beside `Transfer-Encoding: chunked`), `http09=1` (no status line and no header at
+///   all: an HTTP/0.9 answer).
 /// - `/data` only: `ignoreRange=1` (always a full 200), `etag=changing` (every request gets
 ///   new content: seed, `ETag` and `Last-Modified` change with the hit), `endless=1` (a
 ///   chunked body that never ends), `flood=N` (a chunked body of about N bytes, sent as fast as the
 ///   socket takes them: one 256 KiB chunk repeated, not the content of `seed`, for a body
-///   longer than a client can keep up with), `chunked=1` (the body in chunked encoding),
+///   longer than a client can keep up with), `chunked=1` (the body in chunked encoding;
+///   with `trailers=1`, announced in `Trailer` and sent as trailer fields after the last chunk),
 ///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
 ///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
 ///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`),

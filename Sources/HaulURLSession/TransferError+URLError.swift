@@ -73,6 +73,15 @@ extension TransferError {
     }
   }
 
+  /// Whether `error` is libcurl's `CURLE_OUT_OF_MEMORY`, which corelibs passes on as
+  /// `unknown` with libcurl's text "Out of memory"; before a head, that is a header line
+  /// over libcurl's limit (`TransferError.headerLineTooLong`).
+  static func isLibcurlOutOfMemory(_ error: any Error) -> Bool {
+    let nsError = error as NSError
+    return nsError.domain == NSURLErrorDomain && nsError.code == URLError.Code.unknown.rawValue
+      && curlMessage(of: nsError).hasPrefix("Out of memory")
+  }
+
   /// libcurl's message, which corelibs stores as the error's description (and as that of its
   /// underlying error); at most 300 characters of it.
   static func curlMessage(of error: NSError) -> String {

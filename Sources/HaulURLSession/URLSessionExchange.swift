@@ -278,6 +278,9 @@ final class URLSessionExchange: Sendable {
     }
     let expected = wantsBody ? head?.contentLength : nil
     if let error {
+      if head == nil, TransferError.isLibcurlOutOfMemory(error) {
+        return .failure(.headerLineTooLong)
+      }
       var failure = TransferError(urlSessionError: error)
       if failure.code == .protocol, let expected, bodyBytes < expected {
         failure.message = "body ended after \(bodyBytes) of \(expected) bytes: \(failure.message)"

@@ -136,6 +136,25 @@ extension TransportConformance {
     }
   }
 
+  /// One field line longer than libcurl's 100 KiB line limit: libcurl refuses it with
+  /// `CURLE_OUT_OF_MEMORY`, which must not read as a connection failure.
+  @Test(arguments: TransportKind.allCases)
+  func a_300_kib_header_line_is_a_protocol_error(_ kind: TransportKind) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          let sink = try FileTestSink(path: scratch.file("long-line.bin"))
+          let url = server.dataURL(
+            "longline", size: 100, seed: 45, options: ["headerLine": "307200"])
+          let error = await failure { () async throws(TransferError) in
+            try await transport.perform(.download(url), sink: sink)
+          }
+          #expect(error?.code == .protocol, "\(String(describing: error))")
+        }
+      }
+    }
+  }
+
   @Test(arguments: TransportKind.allCases)
   func a_header_block_under_256_kib_is_accepted(_ kind: TransportKind) async throws {
     try await withFaultServer { server in

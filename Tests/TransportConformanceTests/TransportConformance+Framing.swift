@@ -4,7 +4,8 @@ import HaulTestSupport
 import Testing
 
 /// A response whose framing cannot be trusted is `protocol` through every transport, each
-/// cause with the same code (RFC 9110 §8.6: such a message is invalid).
+/// cause with the same code (RFC 9110 §8.6: such a message is invalid; RFC 9112 §6.3: one
+/// with both `Content-Length` and `Transfer-Encoding` ought to be handled as an error).
 enum MalformedFraming: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case differingValuesInOneField
   case differingFields
@@ -13,6 +14,8 @@ enum MalformedFraming: String, CaseIterable, Sendable, CustomTestStringConvertib
   case twentyDigitLength
   case fourDigitStatus
   case http09Answer
+  case lengthBesideChunked
+  case shortLengthBesideChunked
 
   var testDescription: String { rawValue }
 
@@ -26,6 +29,8 @@ enum MalformedFraming: String, CaseIterable, Sendable, CustomTestStringConvertib
     case .twentyDigitLength: ["lengths": "99999999999999999999"]
     case .fourDigitStatus: ["statusLine": "HTTP/1.1 2000 OK"]
     case .http09Answer: ["http09": "1"]
+    case .lengthBesideChunked: ["chunked": "1", "lengths": "10"]
+    case .shortLengthBesideChunked: ["chunked": "1", "lengths": "4"]
     }
   }
 }

@@ -9,13 +9,22 @@ extension ResponseHead {
   ///   (`ten`, `-10`, 20 digits);
   /// - the `Content-Length` values differ, within one field (`10, 12`) or across several
   ///   fields (a transport that joins repeated fields with `, ` gives the first form).
-  ///   Repeats of one value (`10, 10`) are the same length and accepted, as RFC 9110 allows.
+  ///   Repeats of one value (`10, 10`) are the same length and accepted, as RFC 9110 allows;
+  /// - `Content-Length` beside `Transfer-Encoding`: RFC 9112 §6.3 lets the encoding win but
+  ///   says such a message ought to be handled as an error (a sign of request smuggling or
+  ///   response splitting), as a body framed two ways cannot be trusted either way.
   ///
   /// A transport keeps every `Content-Length` field for this (`ResponseHead.fieldsRead`).
   /// The values are read as bytes: this runs once per response, on the transport's thread.
   package var framingProblem: TransferError? {
     guard (100...599).contains(status) else {
       return TransferError(.protocol, "the response status \(status) is not an HTTP status")
+    }
+    if headers.contains(where: { $0.hasName("transfer-encoding") }),
+      headers.contains(where: { $0.hasName("content-length") })
+    {
+      return TransferError(
+        .protocol, "the response has both Content-Length and Transfer-Encoding")
     }
     var length: Int64?
     for field in headers where field.hasName("content-length") {

@@ -21,7 +21,7 @@ public struct ResponseHead: Sendable, Hashable {
   public static let fieldsRead: [String] = [
     "content-length", "content-range", "content-type", "content-encoding", "etag",
     "last-modified", "location", "retry-after", "repr-digest", "content-digest", "digest",
-    "x-goog-hash", "x-amz-checksum-sha256",
+    "x-goog-hash", "x-amz-checksum-sha256", "transfer-encoding",
   ]
 
   /// The first value of header `name` (ASCII case ignored).

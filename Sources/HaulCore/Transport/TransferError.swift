@@ -86,3 +86,12 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let cancelled = Code(.cancelled)
   }
 }
+
+extension TransferError {
+  /// The failure of a response whose head libcurl refused as out of memory, as every
+  /// transport on libcurl reports it: libcurl 7.88 refuses one header field line longer than
+  /// its 100 KiB limit (`CURL_MAX_HTTP_HEADER`) with `CURLE_OUT_OF_MEMORY` before any head is
+  /// delivered, a malformed response rather than a lack of memory.
+  package static let headerLineTooLong = TransferError(
+    .protocol, "a response header line is longer than libcurl accepts (100 KiB)")
+}
