@@ -57,6 +57,14 @@ struct ConcurrencyControllerTests {
     #expect(controller.limit == 256)
   }
 
+  @Test func after_a_doubling_that_scaled_in_proportion_it_quadruples() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    let limits = run(ModelServer(knee: 10_000), seconds: 3, controller: &controller)
+    var levels: [Int] = []
+    for limit in limits where levels.last != limit { levels.append(limit) }
+    #expect(Array(levels.prefix(4)) == [16, 32, 128, 256])
+  }
+
   @Test func it_keeps_the_initial_level_on_a_link_saturated_there() {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     let limits = run(ModelServer(knee: 16), seconds: 10, controller: &controller)
@@ -75,8 +83,8 @@ struct ConcurrencyControllerTests {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     let limits = run(
       ModelServer(knee: 10_000, overloadAbove: 32), seconds: 20, controller: &controller)
-    #expect(limits.max()! <= 64)
-    #expect(controller.limit <= 32)
+    #expect(limits.max()! <= 128)
+    #expect(controller.limit <= 64)
     #expect(controller.limit >= 4)
   }
 

@@ -141,16 +141,22 @@ struct RunStateMachineTests {
     var machine = Machine(
       concurrency: 256, perHost: 256, retryAfterCap: 600, controller: controller)
     #expect(machine.limit == 2)
-    for index in 0..<20 { _ = machine.submit("j\(index)", host: 0, now: 0) }
-    // Eight attempts end in the first window, each replaced by a waiting entry.
+    for index in 0..<60 { _ = machine.submit("j\(index)", host: 0, now: 0) }
+    // Two windows of 16 attempts each, every ended one replaced by a waiting entry: the
+    // first lets the run get under way, the second is measured.
     var started: [String] = []
-    for _ in 0..<8 {
-      started +=
-        machine.release(host: 0, status: 200, retryAfter: nil, answered: true, now: 0.1)
-        .jobs
+    for window in 1...2 {
+      for _ in 0..<16 {
+        started +=
+          machine.release(
+            host: 0, status: 200, retryAfter: nil, answered: true, now: Double(window) / 10
+          ).jobs
+      }
+      if window == 1 { #expect(machine.tune(bytes: 1 << 20, now: 0.1).jobs.isEmpty) }
     }
-    #expect(started.count == 8)
-    let admitted = machine.tune(bytes: 1 << 20, now: 0.1)
+    #expect(started.count == 32)
+    #expect(machine.limit == 2)
+    let admitted = machine.tune(bytes: 2 << 20, now: 0.2)
     #expect(machine.limit == 4)
     #expect(admitted.jobs.count == 2)
   }

@@ -4,7 +4,8 @@
 /// It climbs like a slow start. At each level it lets the transfers started at the new
 /// level get under way (one settling window), then measures files and bytes per second
 /// over a window of its own. While a doubling still raised either rate by `growthGain`,
-/// it doubles again, up to `ceiling`; once it no longer does, it settles on the better of
+/// it doubles again (and quadruples after one that scaled nearly in proportion,
+/// `linearGain`, as a link bound by its round trip does), up to `ceiling`; once it no longer does, it settles on the better of
 /// the last two levels and holds there, probing one step (`probeFactor`) higher now and
 /// then, since what a server can take changes during a long run. An overload answer (429,
 /// 503, a refused or reset connection, a timeout) halves the level, never below `floor`,
@@ -33,6 +34,9 @@ package struct ConcurrencyController: Sendable, Hashable {
     package var maximumWindow = 2.0
     /// How much faster (×) a doubled level must be to double again.
     package var growthGain = 1.25
+    /// How much faster (×) a doubled level must be to count as scaling in proportion, so
+    /// that the next step quadruples: a long link then reaches its level in half the steps.
+    package var linearGain = 1.8
     /// How much faster (×) a probed or doubled level must be to be kept.
     package var keepGain = 1.1
     /// How much higher (×) a probe from a held level goes.
@@ -109,7 +113,9 @@ package struct ConcurrencyController: Sendable, Hashable {
   package init(configuration: Configuration = .init(), now: Double, bytes: Int64) {
     self.configuration = configuration
     limit = min(max(configuration.initial, configuration.floor), configuration.ceiling)
-    window = Window(start: now, bytesAtStart: bytes, settling: false)
+    // The first window lets the run get under way: its connections open, and its first
+    // answers arrive together.
+    window = Window(start: now, bytesAtStart: bytes, settling: true)
   }
 
   /// An attempt ended; `overload` when the server pushed back (429, 503, a refused or
@@ -132,7 +138,9 @@ package struct ConcurrencyController: Sendable, Hashable {
     }
     let elapsed = now - window.start
     guard elapsed >= configuration.minimumWindow else { return nil }
-    let enough = window.completions >= max(8, limit / 2)
+    // Two turns of the level: over a long link answers come in bursts, one per round trip,
+    // and a window of one burst measures where it was cut.
+    let enough = window.completions >= max(16, limit * 2)
     guard enough || elapsed >= configuration.maximumWindow else { return nil }
     let wasBound = window.boundTicks * 2 > window.ticks
     let rate = Rate(
@@ -158,8 +166,10 @@ package struct ConcurrencyController: Sendable, Hashable {
         phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
         return nil
       }
+      let factor =
+        previous.map { rate.gain(over: $0.rate) >= configuration.linearGain } == true ? 4 : 2
       phase = .growing(previous: Level(limit: limit, rate: rate))
-      return change(to: min(limit * 2, configuration.ceiling), now: now, bytes: bytes)
+      return change(to: min(limit * factor, configuration.ceiling), now: now, bytes: bytes)
     case .holding(let windowsLeft):
       guard windowsLeft <= 1 else {
         phase = .holding(windowsLeft: windowsLeft - 1)
