@@ -135,8 +135,13 @@ public final class URLSessionTransport: Transport {
     // corelibs takes `Content-Length` from the file's size when the task starts; it must be
     // the length the caller promised.
     let size: Int64
+    // A symbolic link to a regular file is a regular body, as the manifest takes it; the
+    // file is named to corelibs by its resolved path (`attributesOfItem` describes a link
+    // itself, and given a relative link's own path corelibs sent other bytes than its
+    // target's).
+    let file = URL(fileURLWithPath: body.path).resolvingSymlinksInPath()
     do {
-      let attributes = try FileManager.default.attributesOfItem(atPath: body.path)
+      let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
       guard attributes[.type] as? FileAttributeType == .typeRegular,
         let bytes = (attributes[.size] as? NSNumber)?.int64Value
       else {
@@ -152,6 +157,6 @@ public final class URLSessionTransport: Transport {
       throw TransferError(
         .io, "the upload's body file holds \(size) bytes, not the expected \(body.length)")
     }
-    return session.uploadTask(with: urlRequest, fromFile: URL(fileURLWithPath: body.path))
+    return session.uploadTask(with: urlRequest, fromFile: file)
   }
 }

@@ -49,7 +49,10 @@ struct ManifestFolderTests {
     (#"{"url": "http://h/", "recursive": true}"#, "no folder name"),
     (#"{"url": "http://h/d/", "recursive": true, "size": 3}"#, "no \"size\""),
     (#"{"url": "http://h/d/", "recursive": true, "mirrors": ["http://m/d/"]}"#, "no mirrors"),
-    (#"{"url": "http://h/d/", "recursive": true, "op": "upload", "path": "d/"}"#, "downloaded"),
+    (#"{"url": "http://h/d/", "recursive": true, "op": "upload", "path": "d/"}"#, "does not exist"),
+    (#"{"url": "http://h/d/", "op": "upload", "path": "d/", "method": "POST"}"#, "not POST"),
+    (#"{"url": "http://h/d", "op": "upload", "path": "d/"}"#, "must end in \"/\""),
+    (#"{"url": "http://h/d/", "recursive": true, "op": "upload"}"#, "needs \"path\""),
     (#"{"url": "http://h/d/", "recursive": "yes"}"#, "must be true or false, not a string"),
     (#"{"url": "http://h/d/", "recursive": true, "path": "../d/"}"#, #"must not contain "..""#),
   ])

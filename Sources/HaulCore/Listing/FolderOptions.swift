@@ -22,6 +22,6 @@ package struct FolderOptions: Sendable {
 extension SchedulerOptions {
   /// The listers of the run, the first that takes an entry listing it.
   var listers: [any FolderLister] {
-    (s3Listing.map { [$0] } ?? []) + [folders.web]
+    (s3Listing.map { [$0] } ?? []) + [LocalFolderLister(), folders.web]
   }
 }

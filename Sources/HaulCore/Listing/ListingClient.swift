@@ -10,7 +10,10 @@ package struct ListingClient: Sendable {
 
   let runner: EntryRunner
   /// The folder entry being listed: its headers go with every request.
-  let entry: ManifestEntry
+  package let entry: ManifestEntry
+
+  /// The run's output directory, which entries' paths are relative to.
+  package var outputDirectory: String { runner.options.outputDirectory }
 
   /// A final answer: a 2xx with its body, or a status the lister asked to handle.
   package struct Answer: Sendable {

@@ -20,9 +20,11 @@ enum ListingItem: Sendable {
     var line = JSONObject()
     line.add("url", file.source)
     line.add("path", wanted)
+    if folderEntry.operation == .upload { line.add("op", "upload") }
     if let size = file.size { line.add("size", size) }
     var entry = ManifestEntry(
-      line: folderEntry.line, text: line.json, url: file.url ?? folderEntry.url, path: wanted,
+      line: folderEntry.line, text: line.json, operation: folderEntry.operation,
+      url: file.url ?? folderEntry.url, path: wanted, method: folderEntry.method,
       size: file.size, headers: folderEntry.headers)
     if segments.contains(where: { $0 == "." || $0 == ".." }) {
       self = .ended(entry, Self.refusal("has a . or .. segment"))

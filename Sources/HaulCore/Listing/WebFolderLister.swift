@@ -26,7 +26,9 @@ package final class WebFolderLister: FolderLister {
 
   package init() {}
 
-  package func lists(_ entry: ManifestEntry) -> Bool { entry.recursive }
+  package func lists(_ entry: ManifestEntry) -> Bool {
+    entry.recursive && entry.operation == .download
+  }
 
   package func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
     async throws(TransferError) -> ListingPage

@@ -104,7 +104,10 @@ public struct Manifest: Sendable {
           throw error(line: number, problem)
         }
         if checked.operation == .upload,
-          let problem = Self.uploadFileProblem(checked.path, in: outputDirectory)
+          let problem =
+            checked.isFolder
+            ? Self.uploadFolderProblem(checked.path, in: outputDirectory)
+            : Self.uploadFileProblem(checked.path, in: outputDirectory)
         {
           throw error(line: number, problem)
         }
@@ -191,6 +194,19 @@ public struct Manifest: Sendable {
 
   func error(line: Int, _ reason: String) -> ManifestError {
     ManifestError(manifest: displayName, line: line, reason: reason)
+  }
+
+  /// Why the folder upload of `relativePath` under `outputDirectory` cannot be sent, or
+  /// `nil` when it is a folder (possibly through a symbolic link).
+  static func uploadFolderProblem(_ relativePath: String, in outputDirectory: String) -> String? {
+    var info = stat()
+    guard stat(outputDirectory + "/" + relativePath, &info) == 0 else {
+      return "upload folder \(ManifestText.quoted(relativePath)) does not exist"
+    }
+    guard info.st_mode & S_IFMT == S_IFDIR else {
+      return "upload folder \(ManifestText.quoted(relativePath)) is not a folder"
+    }
+    return nil
   }
 
   /// Why the upload file at `relativePath` under `outputDirectory` cannot be sent, or `nil`

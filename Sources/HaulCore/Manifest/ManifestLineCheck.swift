@@ -17,10 +17,13 @@ struct ManifestLineCheck {
   /// The `url`: always there for an upload, whose destination it is; a download's may be
   /// left unbuilt.
   var url: URL?
+  /// Whether it is a folder entry (`recursive`): a folder to mirror or to upload.
+  var isFolder: Bool
 
   init(
     line: Int, operation: ManifestEntry.Operation, path: String, method: String? = nil,
-    size: Int64? = nil, digests: DigestValues = DigestValues(), url: URL?
+    size: Int64? = nil, digests: DigestValues = DigestValues(), isFolder: Bool = false,
+    url: URL?
   ) {
     self.line = line
     self.operation = operation
@@ -29,5 +32,6 @@ struct ManifestLineCheck {
     self.size = size
     self.digests = digests
     self.url = url
+    self.isFolder = isFolder
   }
 }

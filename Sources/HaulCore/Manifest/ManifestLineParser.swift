@@ -67,10 +67,10 @@ enum ManifestLineParser {
       return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
     }
     let fields = try ManifestObjectScanner.scan(content, buildsURLs: false, s3: s3)
-    let (path, _) = try path(of: fields, recursive: recursive)
+    let (path, isFolder) = try path(of: fields, recursive: recursive)
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
-      size: fields.size, digests: fields.digests,
+      size: fields.size, digests: fields.digests, isFolder: isFolder,
       url: fields.operation == .upload ? try url(of: fields) : fields.url)
   }
 
@@ -155,8 +155,13 @@ enum ManifestLineParser {
   private static func folderPath(of fields: ManifestObjectScanner.Fields)
     throws(ManifestLineError) -> String
   {
-    guard fields.operation == .download else {
-      throw ManifestLineError("a recursive entry can only be downloaded")
+    if fields.operation == .upload {
+      guard fields.path != nil else {
+        throw ManifestLineError("a folder upload needs \"path\", a local folder ending in \"/\"")
+      }
+      guard fields.method != "POST" else {
+        throw ManifestLineError("a folder upload sends each file with PUT, not POST")
+      }
     }
     guard fields.mirrorCount == 0 else {
       throw ManifestLineError("a recursive entry has no mirrors")
@@ -186,7 +191,14 @@ enum ManifestLineParser {
       throw ManifestLineError("missing \"url\"")
     }
     let prefix = fields.url.map(S3PrefixListing.isFirstPage) ?? false
-    if !prefix, fields.recursive ?? (recursive && endsInSlash(fields)) {
+    let folderUpload =
+      fields.operation == .upload && fields.recursive != false
+      && (fields.recursive == true || fields.path?.hasSuffix("/") == true)
+    if !prefix,
+      folderUpload
+        || (fields.operation == .download
+          && fields.recursive ?? (recursive && endsInSlash(fields)))
+    {
       return (try folderPath(of: fields), true)
     }
     return (try filePath(of: fields), false)

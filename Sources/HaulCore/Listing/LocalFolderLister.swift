@@ -1,0 +1,69 @@
+import Foundation
+
+/// The lister of folder uploads (`{"op": "upload", "path": "site/", "url": ".../site/"}`):
+/// lists the local folder below the output directory, one folder per page, and makes each
+/// remote collection with `MKCOL` before the files that go into it are handed out, the top
+/// one included.
+///
+/// Every regular file is sent, also through a symbolic link that resolves inside the
+/// entry's folder; a link that leads out of it, a link to a folder (which could lead round
+/// again) and anything that is neither file nor folder are left out. `MKCOL` answered
+/// `405` (the collection exists, or the server takes no `MKCOL`), `501`, `403` or `409` goes
+/// on: servers that create folders on `PUT` (nginx `create_full_put_path`) need none.
+package struct LocalFolderLister: FolderLister {
+  /// The statuses of a `MKCOL` that let the folder's files go on.
+  static let collectionAnswers: Set<Int> = [403, 405, 409, 501]
+
+  package init() {}
+
+  package func lists(_ entry: ManifestEntry) -> Bool {
+    entry.operation == .upload && entry.recursive
+  }
+
+  package func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
+    async throws(TransferError) -> ListingPage
+  {
+    let root = client.outputDirectory + "/" + client.entry.path
+    let local = root + folder.relativePath
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: local).sorted()
+    } catch {
+      throw TransferError(.io, "cannot read the folder \(ManifestText.quoted(local)): \(error)")
+    }
+    _ = try await client.fetch(folder.url, method: "MKCOL", handles: Self.collectionAnswers)
+    let realRoot = Self.resolved(root) ?? root
+    var page = ListingPage()
+    for name in names {
+      let path = local + name
+      var info = stat()
+      guard lstat(path, &info) == 0 else { continue }
+      var kind = info.st_mode & S_IFMT
+      if kind == S_IFLNK {
+        guard let target = Self.resolved(path), target.hasPrefix(realRoot + "/"),
+          stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG
+        else { continue }
+        kind = S_IFREG
+      }
+      let isFolder = kind == S_IFDIR
+      guard isFolder || kind == S_IFREG else { continue }
+      let url = ListedName.url(of: name, isFolder: isFolder, in: folder.url)
+      if isFolder {
+        if let url { page.folders.append(folder.child(named: name, at: url)) }
+        continue
+      }
+      page.files.append(
+        ListedFile(
+          url: url, source: url?.absoluteString ?? folder.url.absoluteString + name,
+          relativePath: folder.relativePath + name))
+    }
+    return page
+  }
+
+  /// `path` with every symbolic link resolved, `nil` when it cannot be.
+  private static func resolved(_ path: String) -> String? {
+    guard let real = realpath(path, nil) else { return nil }
+    defer { free(real) }
+    return String(cString: real)
+  }
+}
