@@ -204,6 +204,28 @@ def uploads(context, origin, transport, https=False):
     return "%d files, bytes checked on the server" % len(names)
 
 
+def folder_upload(context, origin, transport):
+    """A local tree (nested folders, names with a space and #) uploaded as one folder entry:
+    the server refuses a PUT into a missing folder, so each collection must be made with
+    MKCOL first."""
+    if not origin.takes_puts:
+        raise NotApplicable("%s takes no PUT" % origin.name)
+    folder = context.folder("put-folder")
+    files = {"a.bin": 1000, "sub/b c.bin": 70_000, "sub/deeper/d#1.bin": 5}
+    sums = {}
+    for index, (path, size) in enumerate(sorted(files.items())):
+        sums[path] = write_file(os.path.join(folder, "out", "site", path), size, 2000 + index)
+    target = "folder-%s" % transport
+    line = {"op": "upload", "path": "site/", "url": origin.url("/up/%s/" % target)}
+    run = context.haul.run(folder, [line], transport)
+    check_ok(run, len(files))
+    for path, sha in sums.items():
+        stored = os.path.join(origin.docroot, "up", target, path)
+        check(os.path.exists(stored), "%s is not on the server" % path)
+        check(sha256_file(stored) == sha, "%s differs on the server" % path)
+    return "%d files in 3 collections, bytes checked on the server" % len(files)
+
+
 def uploads_https(context, origin, transport):
     return uploads(context, origin, transport, https=True)
 
@@ -326,7 +348,7 @@ ORIGIN_CASES = [
     ("kill-resume", kill_resume), ("segments", segments), ("put", uploads),
     ("put-https", uploads_https), ("early-409-h2", early_refusal_h2),
     ("remote-time", remote_time), ("ipv6", ipv6), ("refresh", refresh),
-    ("folder", folder_tree),
+    ("folder", folder_tree), ("put-folder", folder_upload),
 ]
 
 
