@@ -40,6 +40,34 @@ struct CLIRunTests {
     #expect(!FileManager.default.fileExists(atPath: directory.file("out/a.bin")))
   }
 
+  @Test func a_manifest_line_that_turns_bad_during_the_run_stops_it_loudly() async throws {
+    defer { cleanUp() }
+    let lines = try ["a", "b", "c"].enumerated().map { index, name in
+      try manifestLine([
+        "url": server.dataURL(name, size: 1000, seed: UInt64(index + 1)).absoluteString,
+        "path": "\(name).bin",
+      ])
+    }
+    try writeManifest(lines, in: directory)
+    // The credential command runs after the manifest was checked and before the run reads
+    // it again: it breaks line 2, as an edit of the file during the run would.
+    let command = #"sed -i '2s/.*/{"url": 5}/' manifest.jsonl && echo token"#
+
+    let result = try await HaulBinary.run(
+      ["run", "manifest.jsonl", "-o", "out", "--report", "report.json", "--auth-command", command],
+      in: directory)
+
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(result.stderr.contains("manifest.jsonl:2: "), "\(result.stderr)")
+    #expect(result.stderr.contains("did not run"), "\(result.stderr)")
+    // The line before it ran and is reported; none from it on was sent.
+    let run = try FaultRun(result, reportIn: directory)
+    #expect(run.status(1) == "ok", "\(run.describe(1))")
+    #expect(run.transfers.keys.sorted() == [1])
+    #expect(server.requests.map(\.path) == ["/data/a"])
+    #expect(holdsContent(directory.file("out/a.bin"), seed: 1, size: 1000))
+  }
+
   @Test(arguments: transports)
   func failures_retries_report_events_and_failed_file(transport: String) async throws {
     defer { cleanUp() }

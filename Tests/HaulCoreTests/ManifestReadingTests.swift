@@ -125,8 +125,18 @@ import Testing
     #expect(error?.line == 2)
     #expect(error?.reason == #"unknown field "bogus""#)
     #expect(try iterator.nextEntry() == nil)
-    // The plain iterator ends at the same place.
-    #expect(Array(manifest.entries()).map(\.path) == ["a"])
+    // The plain iterator ends at the same place, and its entries say why.
+    let entries = manifest.entries()
+    #expect(Array(entries).map(\.path) == ["a"])
+    #expect(entries.failure?.line == 2)
+    #expect(entries.failure?.reason == #"unknown field "bogus""#)
+  }
+
+  @Test func entries_read_to_the_end_report_no_failure() throws {
+    let fixture = ManifestFixture()
+    let entries = fixture.manifest(lines: ["http://h/a", "http://h/b"]).entries()
+    #expect(Array(entries).map(\.path) == ["a", "b"])
+    #expect(entries.failure == nil)
   }
 
   @Test func checked_iterator_reports_a_too_long_line() throws {

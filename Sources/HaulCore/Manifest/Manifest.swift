@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A manifest file: JSON Lines, one transfer per line (its fields: docs/manual.md,
 /// "Manifest"), read as a stream.
@@ -219,8 +220,8 @@ public struct Manifest: Sendable {
       if code == ENOENT || code == ENOTDIR {
         return "upload file \(ManifestText.quoted(relativePath)) does not exist"
       }
-      return
-        "cannot read upload file \(ManifestText.quoted(relativePath)): \(String(cString: strerror(code)))"
+      return "cannot read upload file \(ManifestText.quoted(relativePath)): "
+        + String(cString: strerror(code))
     }
     guard status.st_mode & S_IFMT == S_IFREG else {
       return "upload file \(ManifestText.quoted(relativePath)) is not a regular file"
@@ -264,16 +265,46 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
 public struct ManifestEntries: Sequence, Sendable {
   public typealias Element = ManifestEntry
   let manifest: Manifest
+  private let stop = ManifestStop()
 
-  /// An iterator that ends at the end of the file, and also, silently, at the first line
-  /// that no longer parses or a read error; use `makeCheckedIterator()` to see those.
-  public func makeIterator() -> AnyIterator<ManifestEntry> {
-    AnyIterator(ManifestEntryIterator(manifest: manifest))
+  init(manifest: Manifest) {
+    self.manifest = manifest
   }
+
+  /// An iterator that ends at the end of the file, or at the first line that no longer
+  /// parses or a read error (the file changed after `validate()`): `failure` then says
+  /// which, so that a run can tell that it did not reach the manifest's end.
+  public func makeIterator() -> AnyIterator<ManifestEntry> {
+    let iterator = ManifestEntryIterator(manifest: manifest)
+    let stop = stop
+    return AnyIterator {
+      do throws(ManifestError) {
+        return try iterator.nextEntry()
+      } catch {
+        stop.record(error)
+        return nil
+      }
+    }
+  }
+
+  /// Why an iterator of these entries ended before the manifest's end, if one did (the first
+  /// such error); `nil` while every iteration ended at the end of the file.
+  public var failure: ManifestError? { stop.error }
 
   /// An iterator whose `nextEntry()` throws when the file cannot be read or a line does not
   /// parse (the file changed after `validate()`), so the caller can stop the run.
   public func makeCheckedIterator() -> ManifestEntryIterator {
     ManifestEntryIterator(manifest: manifest)
+  }
+}
+
+/// The error that ended an iteration of `ManifestEntries` early, shared by its iterators.
+private final class ManifestStop: Sendable {
+  private let first = Mutex<ManifestError?>(nil)
+
+  var error: ManifestError? { first.withLock { $0 } }
+
+  func record(_ error: ManifestError) {
+    first.withLock { $0 = $0 ?? error }
   }
 }

@@ -104,9 +104,10 @@ struct RunCommand {
         _exit(ExitCode.interrupted.rawValue)
       })
 
-    let shared = Locked(EventConsumer(options: options, report: report, display: display))
-    await scheduler.run(entries) { event in shared.withLock { $0.consume(event) } }
-    let consumer = shared.withLock { $0 }
+    let shared = SerializedConsumer(
+      EventConsumer(options: options, report: report, display: display))
+    await scheduler.run(entries) { event in shared.consume(event) }
+    let consumer = shared.consumer
     display.finish()
     await Self.shutDown(transport, interrupted: signals.wasSignalled)
 
@@ -138,6 +139,12 @@ struct RunCommand {
     signals.stop()
 
     if summary.cancelled || signals.wasSignalled { return .interrupted }
+    if let error = entries.failure {
+      Console.error(
+        "\(error); the manifest changed after it was checked: this line and the ones after "
+          + "it did not run\n")
+      return .usage
+    }
     if summary.failed > 0 || !outputsWritten { return .failures }
     return .ok
   }

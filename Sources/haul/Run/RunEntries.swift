@@ -5,10 +5,14 @@ import HaulCore
 ///
 /// The manifest is validated in full before this is used, whatever the shard: a bad line
 /// anywhere stops every shard alike. Entries are parsed lazily as the scheduler pulls them,
-/// so a shard holds no more in memory than a whole run does.
+/// so a shard holds no more in memory than a whole run does; a line that turned bad since
+/// (the file changed during the run) ends them, and `failure` says which.
 struct RunEntries: Sequence, Sendable {
   let entries: ManifestEntries
   let shard: Shard?
+
+  /// Why the entries ended before the manifest's end, if they did.
+  var failure: ManifestError? { entries.failure }
 
   func makeIterator() -> Iterator {
     Iterator(base: entries.makeIterator(), shard: shard)
