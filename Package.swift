@@ -39,6 +39,11 @@ let package = Package(
     .target(name: "HaulTestSupport", dependencies: ["HaulCore"]),
     // The fault server on its own, for the soak (`Benchmarks/soak/run`) and manual tests.
     .executableTarget(name: "haul-fault-server", dependencies: ["HaulTestSupport"]),
+    // The digest benchmark (`Benchmarks/digests/run`), built with the package so that every
+    // build compiles it against the digests the transfers use.
+    .executableTarget(
+      name: "haul-digest-bench", dependencies: ["HaulCore"], path: "Benchmarks/digests",
+      exclude: ["run"]),
 
     .testTarget(name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"]),
     .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
@@ -48,7 +53,8 @@ let package = Package(
       name: "TransportConformanceTests",
       dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "HaulTestSupport"]),
     .testTarget(name: "CLITests", dependencies: ["HaulCore", "HaulTestSupport"]),
-    // The CLI's pure parts (the progress display's state and lines), without running it.
+    // The CLI's pure parts (the progress display's state and lines, a bench run's tally),
+    // without running it.
     .testTarget(name: "ProgressDisplayTests", dependencies: ["haul", "HaulCore"]),
   ]
 )

@@ -1,12 +1,13 @@
 // Benchmarks/digests: what hashing costs, one digest and several at once.
 //
-// Built by `Benchmarks/digests/run` from HaulCore's Integrity sources (no package build), so
-// it measures exactly the code the transfers call. Feeds SIZE MiB from one CHUNK-KiB buffer
+// The package's `haul-digest-bench` target, linked with HaulCore, so it measures exactly the
+// code the transfers call. Feeds SIZE MiB from one CHUNK-KiB buffer
 // (as a transport's write callback does) and prints, for each set of algorithms, the time and
 // throughput, the sum of its members' times alone (what "several at once" should cost), and
 // the same set fed naively: each digest over the whole chunk in turn, without DigestSet's
 // 64 KiB blocks.
 import Foundation
+import HaulCore
 
 let arguments = CommandLine.arguments
 let sizeMiB = arguments.count > 1 ? Int(arguments[1]) ?? 1024 : 1024
@@ -43,7 +44,7 @@ func best(_ rounds: Int = 3, _ work: () -> Void) -> Double {
   (0..<rounds).map { _ in seconds(work) }.min()!
 }
 
-func timeSet(_ algorithms: [DigestAlgorithm]) -> Double {
+@MainActor func timeSet(_ algorithms: [DigestAlgorithm]) -> Double {
   let set = DigestSet(algorithms)
   return best {
     set.reset()
@@ -52,7 +53,7 @@ func timeSet(_ algorithms: [DigestAlgorithm]) -> Double {
   }
 }
 
-func timeNaive(_ algorithms: [DigestAlgorithm]) -> Double {
+@MainActor func timeNaive(_ algorithms: [DigestAlgorithm]) -> Double {
   let digests = algorithms.map { StreamingDigest($0) }
   return best {
     for digest in digests { digest.reset() }

@@ -239,7 +239,7 @@ extension CurlExchange {
   }
 
   /// The `User-Agent` every request carries unless its own headers set one.
-  static let userAgentLine = "User-Agent: haul/0.1"
+  static let userAgentLine = "User-Agent: " + HaulVersion.userAgent
 
   private static func milliseconds(_ seconds: Double) -> Int {
     guard seconds.isFinite, seconds > 0 else { return 0 }

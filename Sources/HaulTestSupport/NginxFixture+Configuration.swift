@@ -85,7 +85,8 @@ extension NginxFixture {
             return 403;
           }
           location /echo {
-            return 200 "ua=$http_user_agent range=$http_range if-range=$http_if_range x-test=$http_x_test accept-encoding=$http_accept_encoding accept=$http_accept\\n";
+            return 200 "ua=$http_user_agent range=$http_range if-range=$http_if_range \
+      x-test=$http_x_test accept-encoding=$http_accept_encoding accept=$http_accept\\n";
           }
       \(redirects)
         }

@@ -38,8 +38,10 @@ struct CLIBenchTests {
 
       // Then every run succeeded, in the order curl, urlsession, curl, urlsession.
       #expect(result.status == 0, "\(result.stderr)")
-      let order = result.stderr.split(separator: "\n").filter { $0.contains(": 4 ok, 0 failed") }
-        .map { $0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces) }
+      let order = result.stderr.split(separator: "\n").filter {
+        $0.contains(": 4 ok, 0 skipped, 0 failed")
+      }
+      .map { $0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces) }
       #expect(
         order == [
           "round 1 curl -j auto", "round 1 urlsession -j auto", "round 2 curl -j auto",

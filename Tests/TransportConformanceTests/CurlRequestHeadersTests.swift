@@ -4,7 +4,7 @@ import HaulCurl
 import HaulTestSupport
 import Testing
 
-/// The headers `CurlTransport` adds of its own: one `User-Agent: haul/0.1` and no `Accept`,
+/// The headers `CurlTransport` adds of its own: one `User-Agent: haul/VERSION` and no `Accept`,
 /// each replaced by the transfer's own when it gives one, never sent twice.
 @Suite("CurlTransport: the headers haul adds", .timeLimit(.minutes(1)))
 struct CurlRequestHeadersTests {
@@ -28,7 +28,7 @@ struct CurlRequestHeadersTests {
         func values(_ name: String, _ index: Int) -> [String] {
           records[index].headers.filter { $0.hasName(name) }.map(\.value)
         }
-        #expect(values("User-Agent", 0) == ["haul/0.1"])
+        #expect(values("User-Agent", 0) == [HaulVersion.userAgent])
         #expect(values("Accept", 0) == [])
         #expect(values("User-Agent", 1) == ["mine/2"])
         #expect(values("Accept", 1) == ["text/csv"])

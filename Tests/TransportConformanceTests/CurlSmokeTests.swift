@@ -71,7 +71,7 @@ struct CurlSmokeTests {
 
       #expect(
         sink.text()
-          == "ua=haul/0.1 range=bytes=5-9 if-range=\"tag\" x-test=given accept-encoding= accept=\n"
+          == "ua=\(HaulVersion.userAgent) range=bytes=5-9 if-range=\"tag\" x-test=given accept-encoding= accept=\n"
       )
     }
   }

@@ -81,8 +81,8 @@ struct ChecksumLine: Equatable {
     }
     guard let algorithm = bsdAlgorithms[algorithmName] else {
       throw ChecksumLineError(
-        "\(ManifestText.quoted(algorithmName)) is not a digest haul checks (sha256, sha512, sha1, md5)"
-      )
+        "\(ManifestText.quoted(algorithmName)) is not a digest haul checks "
+          + "(sha256, sha512, sha1, md5)")
     }
     guard hex.count == algorithm.hexLength else {
       throw ChecksumLineError(

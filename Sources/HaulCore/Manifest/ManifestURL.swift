@@ -28,8 +28,8 @@ enum ManifestURL {
       guard lowered == "http" || lowered == "https" else {
         return .failure(
           .init(
-            "unsupported scheme \(ManifestText.quoted(String(scheme))) in \(field) (http or https only)"
-          ))
+            "unsupported scheme \(ManifestText.quoted(String(scheme))) in \(field) "
+              + "(http or https only)"))
       }
       canonical = lowered + string[schemeEnd...]
     }

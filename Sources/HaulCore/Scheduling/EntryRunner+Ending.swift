@@ -2,15 +2,11 @@
 extension EntryRunner {
   /// Records how `job` ended after its last attempt.
   func end(_ job: EntryJob, with result: Result<Success, Failure>) {
-    var outcome = Scheduler.outcome(job.entry, error: Scheduler.cancelledError)
-    outcome.attempts = job.attempts
-    outcome.bytes = job.counter.moved
-    outcome.seconds = job.seconds
+    var outcome: EntryOutcome
     let completed: Int64
     switch result {
     case .success(let success):
-      outcome.status = success.unchanged ? .skipped : .ok
-      outcome.error = nil
+      outcome = EntryOutcome(job.entry, status: success.unchanged ? .skipped : .ok)
       outcome.sha256 = success.sha256
       outcome.digests = success.digests
       outcome.verified = success.verified
@@ -21,10 +17,13 @@ extension EntryRunner {
         completed = job.counter.present
       }
     case .failure(let failure):
-      outcome.error = failure.error
+      outcome = EntryOutcome(job.entry, status: .failed, error: failure.error)
       completed = job.entry.size ?? 0
       if job.entry.operation == .download { job.local?.discardEmptyPartial() }
     }
+    outcome.attempts = job.attempts
+    outcome.bytes = job.counter.moved
+    outcome.seconds = job.seconds
     if job.entry.operation == .download { directory.entryLocks.release(job.entry.path) }
     // A descriptor of the entry's own (its subfolder's) is closed now, not when the job goes.
     if job.local?.holdsDescriptor == true { job.local = nil }

@@ -46,9 +46,7 @@ extension EntryRunner {
         return .job(job)
       }
       if claimed { directory.entryLocks.release(entry.path) }
-      var outcome = Scheduler.outcome(entry, error: Scheduler.cancelledError)
-      outcome.status = .skipped
-      outcome.error = nil
+      var outcome = EntryOutcome(entry, status: .skipped)
       outcome.sha256 = checked.digests[.sha256]
       outcome.digests = checked.digests
       outcome.verified = checked.verified

@@ -7,8 +7,8 @@
 /// Writes all of `bytes` to the descriptor `fd` with `write(2)`, retrying short writes and
 /// `EINTR`. Returns `false` on any other failure, with `errno` set.
 ///
-/// The one write loop of the package: report files, the console, spooled standard input and
-/// the test fixtures all write through it.
+/// Report files, the console, spooled standard input and the test fixtures write through
+/// it; writes at an offset into downloaded files go through `FileErrors.pwriteAll`.
 package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
   writeAll(bytes) { base, count in write(fd, base, count) }
 }

@@ -43,7 +43,7 @@ struct BenchCommand {
           directory.remove(folder)
           Console.error(
             "haul bench: round \(round) \(choice.rawValue) -j \(level.label): "
-              + "\(run.succeeded) ok, \(run.failed) failed in "
+              + "\(run.succeeded) ok, \(run.skipped) skipped, \(run.failed) failed in "
               + "\(String(format: "%.3f", run.seconds)) s\n")
           runs.append(run)
         }

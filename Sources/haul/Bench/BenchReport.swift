@@ -75,7 +75,8 @@ struct BenchReport {
     lines.append(
       "haul bench \(manifest): \(statistics.entries) entries, "
         + "\(Format.bytes(statistics.knownBytes)) known, "
-        + "-j \(options.levels.map(\.label).joined(separator: ",")), --per-host \(options.perHost), \(options.repeats) round(s) interleaved; "
+        + "-j \(options.levels.map(\.label).joined(separator: ",")), "
+        + "--per-host \(options.perHost), \(options.repeats) round(s) interleaved; "
         + "medians over rounds")
     let header = [
       "transport", "-j", "in flight", "files/s", "MB/s", "CPU s/GiB", "CPU s/1k files", "peak RSS",
@@ -115,6 +116,7 @@ struct BenchReport {
       for run in row.runs where !run.succeededAll {
         lines.append(
           "\(row.transport) -j \(row.level) round \(run.round): \(run.failed) failed"
+            + (run.skipped > 0 ? ", \(run.skipped) skipped" : "")
             + (run.firstFailure.map { " (first: \($0))" } ?? ""))
       }
     }

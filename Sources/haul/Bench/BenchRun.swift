@@ -43,8 +43,9 @@ struct BenchRun: Sendable {
     }
   }
 
-  /// Whether every entry ended ok or skipped.
-  var succeededAll: Bool { failed == 0 }
+  /// Whether every entry was transferred: each run goes into a fresh folder, so an entry
+  /// skipped there moved nothing and measured nothing, and a run of skips is no success.
+  var succeededAll: Bool { failed == 0 && skipped == 0 }
 
   var filesPerSecond: Double { seconds > 0 ? Double(succeeded) / seconds : 0 }
   var megabytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds / 1e6 : 0 }

@@ -1,11 +1,12 @@
 internal import CCrypto
 internal import CCurl
+import HaulCore
 
 /// haul's version and the versions of the libraries it runs on, as `haul --version` prints
 /// them: the libcurl that moves the bytes (with its TLS and HTTP/2 libraries) and the OpenSSL
 /// that computes the digests, both read from the libraries loaded at run time.
 enum Version {
-  static let current = "0.1.0"
+  static let current = HaulVersion.current
 
   /// `haul --version`'s text: haul's version, then one line per library.
   static var text: String {

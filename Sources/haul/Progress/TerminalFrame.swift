@@ -45,7 +45,8 @@ struct TerminalFrame {
     let percent = pad(Format.percent(state.fraction), 4)
     func stats(_ candidate: (unknown: String, files: String)) -> String {
       "\(state.finished)/\(state.total)\(candidate.files)  \(bytes)\(candidate.unknown)  "
-        + "\(Format.rate(state.rate.bytesPerSecond))  ETA \(Format.clock(state.estimatedSecondsLeft))"
+        + "\(Format.rate(state.rate.bytesPerSecond))  "
+        + "ETA \(Format.clock(state.estimatedSecondsLeft))"
     }
     for candidate in candidates {
       let plain = stats(candidate)
