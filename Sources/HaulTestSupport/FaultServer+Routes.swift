@@ -160,10 +160,12 @@ private struct FaultExchange {
     let http09 = faulty && options["http09"] == "1"
     let lie = faulty ? int("lie") : nil
     let closes = lie != nil || lengths != nil || http09
-    let trailers = chunked && options["trailers"] == "1"
+    let trailers = chunked && (options["trailers"] == "1" || options["trailers"] == "unannounced")
     if chunked {
       headers.append(("Transfer-Encoding", "chunked"))
-      if trailers { headers.append(("Trailer", "X-Trailer-Digest, X-Trailer-Count")) }
+      if options["trailers"] == "1" {
+        headers.append(("Trailer", "X-Trailer-Digest, X-Trailer-Count"))
+      }
     }
     if let lengths {
       for value in lengths.split(separator: ";", omittingEmptySubsequences: false) {

@@ -47,7 +47,8 @@ import Synchronization
 ///   chunked body that never ends), `flood=N` (a chunked body of about N bytes, sent as fast as the
 ///   socket takes them: one 256 KiB chunk repeated, not the content of `seed`, for a body
 ///   longer than a client can keep up with), `chunked=1` (the body in chunked encoding;
-///   with `trailers=1`, announced in `Trailer` and sent as trailer fields after the last chunk),
+///   with `trailers=1`, trailer fields after the last chunk, announced in `Trailer`; with
+///   `trailers=unannounced`, the same fields without `Trailer`),
 ///   `badChunk=1` *fault* (chunked, but a malformed chunk-size line where the last chunk
 ///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
 ///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`),

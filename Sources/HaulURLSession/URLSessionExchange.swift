@@ -217,6 +217,19 @@ final class URLSessionExchange: Sendable {
       stop(.failed(problem))
       return
     }
+    if head.value(for: "Trailer") != nil {
+      // libcurl hands trailer fields to corelibs' header callback after the body; corelibs
+      // starts a new head with them and, at the end of the transfer, finds no response and
+      // stops the process (NativeProtocol.swift:240 in 6.3). Cancelled here, the task never
+      // reaches that end.
+      stop(
+        .failed(
+          TransferError(
+            .protocol,
+            "the response announces trailer fields, which URLSession on Linux cannot read"
+              + " (corelibs would stop the process); the curl transport can")))
+      return
+    }
     if (100..<200).contains(head.status) {
       // corelibs ends the head at the first blank line, so an interim response (103 Early
       // Hints, an unasked-for 100 Continue) passes for the final one and the real head is lost.

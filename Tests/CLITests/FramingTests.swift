@@ -68,4 +68,39 @@ struct FramingTests {
     #expect(run.attempts(1) == 2, "\(run.describe(1))")
     #expect(!exists(directory.file("out/longline.bin")))
   }
+
+  /// A chunked body whose trailer fields come unannounced: exact bytes through curl; through
+  /// URLSession, corelibs 6.3 stops the process at that transfer's end (exit by signal, no
+  /// report), and the report's spool keeps every entry that ended before it.
+  @Test(arguments: transports)
+  func a_crash_on_unannounced_trailers_leaves_the_entries_before_it_in_the_spool(
+    transport: String
+  ) async throws {
+    defer { cleanUp() }
+    var lines = try (0..<3).map { index in
+      try dataLine(server, "before\(index)", size: 1000, seed: UInt64(20 + index))
+    }
+    lines.append(
+      try dataLine(
+        server, "trailers", size: 300_000, seed: 8,
+        options: ["chunked": "1", "trailers": "unannounced"]))
+    try writeManifest(lines, in: directory)
+
+    let result = try await HaulBinary.run(
+      runArguments(transport, ["-j", "1", "--retries", "0"]), in: directory)
+
+    if transport == "curl" {
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(holdsContent(directory.file("out/trailers.bin"), seed: 8, size: 300_000))
+      #expect(!exists(directory.file("report.json.spool")))
+    } else {
+      #expect(![0, 1, 2].contains(result.status), "haul did not crash: \(result.stderr)")
+      #expect(!exists(directory.file("report.json")))
+      let text = try String(
+        contentsOfFile: directory.file("report.json.spool"), encoding: .utf8)
+      let entries = try text.split(separator: "\n").map { try jsonObject(String($0)) }
+      #expect(entries.compactMap { $0["line"] as? Int }.sorted() == [1, 2, 3], "\(text)")
+      #expect(entries.allSatisfy { $0["status"] as? String == "ok" }, "\(text)")
+    }
+  }
 }

@@ -76,4 +76,27 @@ extension TransportConformance {
       }
     }
   }
+
+  /// Trailer fields after a chunked body: libcurl reads and drops them. The curl transport
+  /// only: through URLSession, corelibs 6.3 stops the process at the end of such a transfer
+  /// (its trailer lines start a head that never completes); the URLSession transport cancels
+  /// a response that announces trailers when its head arrives, a race a small body can win,
+  /// so that case is tested where a crash costs only haul's process (CLITests, FramingTests).
+  @Test func a_chunked_body_with_trailer_fields_is_read_exactly() async throws {
+    try await withFaultServer { server in
+      try await TransportKind.curl.withTransport { transport in
+        try await withScratch { scratch in
+          for (index, trailers) in ["1", "unannounced"].enumerated() {
+            let sink = try FileTestSink(path: scratch.file("trailers\(index).bin"))
+            let url = server.dataURL(
+              "trailers\(index)", size: 200_000, seed: 95,
+              options: ["chunked": "1", "trailers": trailers])
+            let response = try await transport.perform(.download(url), sink: sink)
+            #expect(response.head.status == 200)
+            #expect(sink.finish() == TestContent.sha256(seed: 95, count: 200_000))
+          }
+        }
+      }
+    }
+  }
 }

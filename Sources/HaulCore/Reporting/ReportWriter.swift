@@ -5,13 +5,15 @@
 #endif
 
 /// Writes the `--report` file (docs/manual.md, "Report") without holding the transfers
-/// in memory.
+/// in memory, so that a killed process leaves a readable record of what ended.
 ///
-/// Each finished entry's object is appended to an anonymous spool file (created in the
-/// report's directory and unlinked at once, so a crash leaves nothing behind); `finish`
-/// writes `{"summary": ..., "transfers": [...]}` to `FILE.partial`, copying the spool in 1 MiB
-/// pieces, and renames it over `FILE`. Creating the spool up front proves early that the
-/// report's directory is writable.
+/// Each finished entry's object is appended, as one line, to the report's spool
+/// `FILE.spool` beside it (`spoolPath`) the moment it is added: one `write` per entry, so
+/// a process killed at any point (even by `kill -9`) leaves a spool of JSON Lines holding
+/// every entry that ended before it died. `finish` writes `{"summary": ...,
+/// "transfers": [...]}` to `FILE.partial`, copying the spool in 1 MiB pieces, renames it
+/// over `FILE` and removes the spool. Creating the spool up front proves early that the
+/// report's directory is writable; a run that finds a spool a killed run left replaces it.
 ///
 /// Not thread-safe: one owner at a time calls it (the CLI's event consumer, under its lock,
 /// while the run goes on; then the CLI, to finish it). `@unchecked Sendable` only so that it
@@ -19,15 +21,18 @@
 public final class ReportWriter: @unchecked Sendable {
   /// The report file's path.
   public let path: String
+  /// The spool's path: `path` + `.spool`.
+  public let spoolPath: String
   private var spool: Int32
   private var count = 0
-  /// Entries not yet written to the spool.
-  private var pending: [UInt8] = []
+  /// The line being written, kept to reuse its storage.
+  private var line: [UInt8] = []
 
   /// Prepares to write the report at `path`; fails when its directory is not writable.
   public init(path: String) throws(ReportFileError) {
     self.path = path
-    let fd = SpoolFile.create(in: ReportWriter.directory(of: path), name: "report")
+    spoolPath = ReportWriter.spoolPath(of: path)
+    let fd = open(spoolPath, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o666)
     guard fd >= 0 else { throw .fromErrno(path) }
     self.spool = fd
   }
@@ -36,30 +41,31 @@ public final class ReportWriter: @unchecked Sendable {
     if spool >= 0 { close(spool) }
   }
 
-  /// Appends one finished entry. Entries are gathered and written to the spool 256 KiB at a
-  /// time, not one system call each.
+  /// The spool of the report at `path`, which a killed run leaves behind.
+  public static func spoolPath(of path: String) -> String { path + ".spool" }
+
+  /// Appends one finished entry to the spool, as one line, at once.
   public func add(_ outcome: EntryOutcome) throws(ReportFileError) {
-    pending.append(contentsOf: (count == 0 ? "\n" : ",\n").utf8)
-    ReportJSON.appendTransfer(outcome, to: &pending)
-    count += 1
-    if pending.count >= 256 << 10 { try flush() }
-  }
-
-  /// Writes the gathered entries to the spool.
-  private func flush() throws(ReportFileError) {
-    let ok = pending.withUnsafeBytes { writeAll(spool, $0) }
-    pending.removeAll(keepingCapacity: true)
+    line.removeAll(keepingCapacity: true)
+    ReportJSON.appendTransfer(outcome, to: &line)
+    line.append(UInt8(ascii: "\n"))
+    let ok = line.withUnsafeBytes { writeAll(spool, $0) }
     guard ok else { throw .fromErrno(path) }
+    count += 1
   }
 
-  /// Writes the complete report with `summary` and puts it in place. Call once, at the end.
+  /// Writes the complete report with `summary`, puts it in place and removes the spool.
+  /// Call once, at the end.
   public func finish(summary: RunSummary) throws(ReportFileError) {
-    try flush()
     let file = try OutputFile(path: path)
     try file.write("{\"summary\":" + ReportJSON.summary(summary) + ",\n\"transfers\":[")
     guard lseek(spool, 0, SEEK_SET) == 0 else { throw .fromErrno(path) }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     defer { buffer.deallocate() }
+    // Each spool line is one object without a raw newline (JSON escapes them in strings);
+    // in the report, the newline between two objects becomes ",\n" and the first object
+    // follows a "\n".
+    var separator = "\n"
     while true {
       let got = read(spool, buffer.baseAddress, buffer.count)
       if got < 0 {
@@ -67,12 +73,27 @@ public final class ReportWriter: @unchecked Sendable {
         throw .fromErrno(path)
       }
       if got == 0 { break }
-      try file.write(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+      var start = 0
+      while start < got {
+        let found = memchr(buffer.baseAddress! + start, Int32(UInt8(ascii: "\n")), got - start)
+        let newline = found.map { buffer.baseAddress!.distance(to: $0) }
+        let end = newline ?? got
+        if end > start {
+          if !separator.isEmpty {
+            try file.write(separator)
+            separator = ""
+          }
+          try file.write(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+        }
+        if newline != nil { separator = ",\n" }
+        start = end + 1
+      }
     }
     try file.write(count == 0 ? "]}\n" : "\n]}\n")
     try file.commit()
     close(spool)
     spool = -1
+    unlink(spoolPath)
   }
 
   /// The directory holding `path` (`.` for a bare file name).

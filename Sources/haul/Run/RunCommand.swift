@@ -208,6 +208,15 @@ struct EventConsumer {
   }
 
   mutating func consume(_ event: TransferEvent) {
+    // The report's spool first: an entry whose `done` line was printed is in the spool
+    // even if the process dies right after.
+    if case .finished(let outcome) = event, let report, reportError == nil {
+      do throws(ReportFileError) {
+        try report.add(outcome)
+      } catch {
+        reportError = error
+      }
+    }
     if options.events, eventsOpen {
       let lines = events.lines(for: event)
       if !lines.isEmpty {
@@ -219,13 +228,6 @@ struct EventConsumer {
     case .finished(let outcome):
       tally.add(outcome)
       failures?.add(outcome)
-      if let report, reportError == nil {
-        do throws(ReportFileError) {
-          try report.add(outcome)
-        } catch {
-          reportError = error
-        }
-      }
       if outcome.status == .failed, let error = outcome.error, error.code != .cancelled {
         display.message("haul: failed: \(outcome.path) (line \(outcome.line)): \(error)")
       }
