@@ -29,23 +29,32 @@ public protocol Transport: Sendable {
 
 /// Options every transport honours when it is created.
 public struct TransportOptions: Sendable, Hashable {
-  /// Most connections open at once, over all hosts.
+  /// Most connections open at once, over all hosts. 16 by default, as many as the
+  /// scheduler's default `concurrency` runs transfers: more would stay idle (`haul run`
+  /// gives its `-j`).
   public var maxConnections: Int
-  /// Most connections open at once to one host.
+  /// Most connections open at once to one host. 8 by default, the scheduler's default
+  /// `perHost`: a transfer in flight to a host never waits for a connection.
   public var maxConnectionsPerHost: Int
-  /// A PEM file of extra CA certificates to trust besides the system's (`--cacert`).
+  /// A PEM file of extra CA certificates to trust besides the system's (`--cacert`); none
+  /// by default: TLS is verified against the system's store.
   public var extraCACertificates: String?
-  /// The largest response header block accepted, in bytes.
+  /// The largest response header block accepted, in bytes. 256 KiB by default, the limit
+  /// every transport enforces (a larger block fails as `protocol`): far above what servers
+  /// send, small enough that a hostile one cannot make haul hold much per transfer.
   public var maxHeaderBytes: Int
   /// One cap over all transfers together, in bytes per second (`--max-rate`); the transport
-  /// charges a shared `TokenBucket` and pauses transfers rather than sleeping threads.
+  /// charges a shared `TokenBucket` and pauses transfers rather than sleeping threads. None
+  /// by default: as curl and wget, haul takes what the network gives unless asked not to.
   public var maxBytesPerSecond: Double?
   /// Threads that drive transfers, for a transport that has its own (`--loops`): more than
   /// one lets the work of many small files use more than one core. Each loop keeps its own
   /// connections, and the connection limits above apply per loop (the scheduler's slots
-  /// are what bound a run). 1 unless set; `haul run` sets `defaultLoops`.
+  /// are what bound a run). 1 by default, so that an embedding program gets one thread of
+  /// the transport's, not one per core it did not ask for; `haul run` sets `defaultLoops`.
   public var loops: Int
-  /// Which proxy each request goes through (`--proxy`, `--no-proxy`, the proxy variables).
+  /// Which proxy each request goes through (`--proxy`, `--no-proxy`, the proxy variables);
+  /// `.direct` by default: a library reads no proxy variables unless its caller does.
   /// A transport that cannot follow these rules says so in its documentation; the CLI
   /// refuses such a combination before it creates the transport.
   public var proxyRules: ProxyRules
