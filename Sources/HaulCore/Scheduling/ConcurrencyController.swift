@@ -25,9 +25,8 @@ package struct ConcurrencyController: Sendable, Hashable {
     package var initial = 16
     /// The lowest level pushback takes it to.
     package var floor = 4
-    /// The highest level: each transfer in flight holds a file descriptor, an easy handle
-    /// and its buffers, and past a few hundred no link measured gained.
-    package var ceiling = 256
+    /// The highest level (`ConcurrencyController.defaultCeiling`).
+    package var ceiling = ConcurrencyController.defaultCeiling
     /// The shortest window, in seconds: shorter ones measure the clock's jitter.
     package var minimumWindow = 0.05
     /// The longest window, in seconds, whatever it counted.
@@ -92,6 +91,11 @@ package struct ConcurrencyController: Sendable, Hashable {
     /// The first window after a change only lets the new level get under way.
     var settling: Bool
   }
+
+  /// The most transfers `-j auto` runs at once: each transfer in flight holds a file
+  /// descriptor, an easy handle and its buffers, and a server's streams per connection
+  /// (100 to 128) times a few connections is what one host takes.
+  package static let defaultCeiling = 256
 
   package let configuration: Configuration
   /// Transfers allowed in flight now.

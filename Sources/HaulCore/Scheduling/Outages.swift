@@ -15,9 +15,6 @@ package struct Outages<Waiter> {
     return isNew
   }
 
-  /// Whether `host` is down now.
-  package func isDown(_ host: String) -> Bool { waiting[host] != nil }
-
   /// The probe of `host` ended: its waiters, to resume.
   package mutating func end(_ host: String) -> [Waiter] {
     waiting.removeValue(forKey: host) ?? []

@@ -176,9 +176,6 @@ final class RunState: Sendable {
     return carryOut { $0.machine.tune(bytes: $0.bytesMoved, now: now) }
   }
 
-  /// Transfers allowed in flight now (`-j`, or what `-j auto` chose).
-  var limit: Int { state.withLock { $0.machine.limit } }
-
   /// Whether `host` answered earlier in this run.
   func wasContacted(_ host: String) -> Bool {
     state.withLock { $0.machine.wasContacted($0.id(of: host)) }

@@ -9,7 +9,9 @@ struct BenchOptions: Sendable {
   var output = "."
   /// The `-j` values to compare (a sweep: `-j 4,16,64,auto`), each run through every
   /// transport in every round.
-  var levels: [BenchLevel] = [BenchLevel(concurrency: OptionValues.autoCeiling, automatic: true)]
+  var levels: [BenchLevel] = [
+    BenchLevel(concurrency: ConcurrencyController.defaultCeiling, automatic: true)
+  ]
   var perHost = 8
   /// The transports in the order they run each round; ratios are against the first.
   var transports: [TransportChoice] = [.curl, .urlsession]

@@ -18,9 +18,10 @@ struct OptionValues {
   }
 
   /// `-j`'s value: a count of transfers in flight, or `auto` (the run finds its own, up
-  /// to `autoCeiling`); returns the most in flight and whether the run chooses.
+  /// to `ConcurrencyController.defaultCeiling`); returns the most in flight and whether the
+  /// run chooses.
   func concurrency(_ text: String) throws(UsageError) -> (Int, automatic: Bool) {
-    if text == "auto" { return (Self.autoCeiling, true) }
+    if text == "auto" { return (ConcurrencyController.defaultCeiling, true) }
     guard let value = Int(text), (1...4096).contains(value) else {
       throw UsageError(
         "--concurrency must be auto or a whole number from 1 to 4096, not '\(text)'",
@@ -28,10 +29,6 @@ struct OptionValues {
     }
     return (value, false)
   }
-
-  /// The most transfers `-j auto` runs at once: past a few hundred no link measured gained,
-  /// and each transfer holds a file descriptor and buffers.
-  static let autoCeiling = 256
 
   /// A byte count with an optional binary suffix: `8M` = 8 MiB; `K`, `M`, `G`, `T`, upper or
   /// lower case, optionally followed by `B` or `iB`.

@@ -12,7 +12,7 @@ struct RunOptions: Sendable {
   var manifest: String
   var output = "."
   /// `-j N`, or under `-j auto` (the default) the most transfers in flight.
-  var concurrency = OptionValues.autoCeiling
+  var concurrency = ConcurrencyController.defaultCeiling
   /// `-j auto`: the run finds its own concurrency, up to `concurrency`.
   var automaticConcurrency = true
   var perHost = 8
