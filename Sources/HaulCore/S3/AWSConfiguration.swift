@@ -70,7 +70,8 @@ package struct AWSConfiguration: Sendable, Hashable {
     if let namedProfile, credentialsSection == nil, configSection == nil {
       throw TransferError(
         .auth,
-        "the AWS profile \(ManifestText.quoted(namedProfile)) is in neither \(credentialsPath) nor \(configPath)"
+        "the AWS profile \(ManifestText.quoted(namedProfile)) is in neither "
+          + "\(credentialsPath) nor \(configPath)"
       )
     }
 
@@ -89,7 +90,9 @@ package struct AWSConfiguration: Sendable, Hashable {
     } else {
       throw TransferError(
         .auth,
-        "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile \(ManifestText.quoted(profile)) aws_access_key_id and aws_secret_access_key in \(credentialsPath)"
+        "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile "
+          + "\(ManifestText.quoted(profile)) aws_access_key_id and aws_secret_access_key in "
+          + "\(credentialsPath)"
       )
     }
 

@@ -78,7 +78,8 @@ struct S3MultipartUpload {
         failure.error.message += "; the multipart upload was aborted"
       } else {
         failure.error.message +=
-          "; the multipart upload is kept (\(state.parts.count) parts sent): a rerun sends only the missing parts"
+          "; the multipart upload is kept (\(state.parts.count) parts sent): "
+          + "a rerun sends only the missing parts"
       }
       return .failure(failure)
     }
@@ -194,8 +195,8 @@ struct S3MultipartUpload {
     }
     var xml = "<CompleteMultipartUpload>"
     for part in state.parts.sorted(by: { $0.number < $1.number }) {
-      xml +=
-        "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(S3XML.escape(part.etag))</ETag></Part>"
+      xml += "<Part><PartNumber>\(part.number)</PartNumber>"
+      xml += "<ETag>\(S3XML.escape(part.etag))</ETag></Part>"
     }
     xml += "</CompleteMultipartUpload>"
     let bodyFile = statePath + ".complete"
