@@ -103,7 +103,7 @@ extension CurlExchange {
     let wanted = Int(min(Int64(capacity), remaining))
     var count: Int
     repeat {
-      count = pread(bodyFile, buffer, wanted, off_t(uploadOffset))
+      count = pread(bodyFile, buffer, wanted, off_t(body.offset + uploadOffset))
     } while count < 0 && errno == EINTR
     if count < 0 {
       failure = TransferError(

@@ -148,7 +148,7 @@ extension CurlExchange {
     if let body = request.body, body.length > 0, body.length < settings.sendsWithHeadBelow,
       rateLimiter == nil
     {
-      return configureHeldBody(easy, length: body.length, method: method)
+      return configureHeldBody(easy, body: body, method: method)
     }
     let context = Unmanaged.passUnretained(self).toOpaque()
     let length = request.body?.length ?? 0

@@ -128,18 +128,35 @@ public final class URLSessionTransport: Transport {
     await delegate.waitForInvalidation()
   }
 
-  /// A suspended task for `request`: an upload task streaming the body's file, or a data task.
+  /// A suspended task for `request`: an upload task streaming the body's file, or one sending
+  /// a part of a file from memory, or a data task.
+  ///
+  /// corelibs streams a body only as a whole file (`uploadTask(with:fromFile:)`, its
+  /// `Content-Length` the file's size); a stream body (`InputStream`) it sends with chunked
+  /// framing and no length, which S3 and resumable-upload servers refuse. So a body that is
+  /// part of its file is read into memory and sent as data (`URLSessionRangeBody`); the curl
+  /// transport streams it from the file.
   private func makeTask(for request: TransferRequest) throws(TransferError) -> URLSessionTask {
     let urlRequest = URLRequest(transfer: request)
     guard let body = request.body else { return session.dataTask(with: urlRequest) }
-    // corelibs takes `Content-Length` from the file's size when the task starts; it must be
-    // the length the caller promised.
-    let size: Int64
     // A symbolic link to a regular file is a regular body, as the manifest takes it; the
     // file is named to corelibs by its resolved path (`attributesOfItem` describes a link
     // itself, and given a relative link's own path corelibs sent other bytes than its
     // target's).
     let file = URL(fileURLWithPath: body.path).resolvingSymlinksInPath()
+    let size = try Self.regularFileSize(at: file)
+    guard size >= body.end else {
+      throw TransferError(
+        .io, "the upload's body file holds \(size) bytes, fewer than the \(body.end) it is sent to")
+    }
+    guard body.offset == 0, body.length == size else {
+      return session.uploadTask(with: urlRequest, from: try URLSessionRangeBody.read(body))
+    }
+    return session.uploadTask(with: urlRequest, fromFile: file)
+  }
+
+  /// The size of the regular file at `file`; `io` when it is missing or not a regular file.
+  private static func regularFileSize(at file: URL) throws(TransferError) -> Int64 {
     do {
       let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
       guard attributes[.type] as? FileAttributeType == .typeRegular,
@@ -147,16 +164,11 @@ public final class URLSessionTransport: Transport {
       else {
         throw TransferError(.io, "the upload's body is not a regular file")
       }
-      size = bytes
+      return bytes
     } catch let error as TransferError {
       throw error
     } catch {
       throw TransferError(.io, "cannot read the upload's body file: \(error.localizedDescription)")
     }
-    guard size == body.length else {
-      throw TransferError(
-        .io, "the upload's body file holds \(size) bytes, not the expected \(body.length)")
-    }
-    return session.uploadTask(with: urlRequest, fromFile: file)
   }
 }

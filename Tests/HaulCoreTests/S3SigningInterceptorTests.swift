@@ -63,6 +63,20 @@ final class S3SigningInterceptorTests {
     #expect(download.headers.value(for: "X-Amz-Content-SHA256") == SigV4Signer.emptyPayloadHash)
   }
 
+  @Test func a_range_body_over_http_is_signed_with_the_hash_of_its_range() async throws {
+    let path = directory.file("whole")
+    let bytes = Array((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let signing = interceptor(try S3Endpoint.custom("http://127.0.0.1:9000").get())
+    var part = TransferRequest(
+      url: URL(string: "http://127.0.0.1:9000/b/k?partNumber=2&uploadId=u")!, method: "PUT",
+      body: RequestBody(path: path, offset: 1_048_577, length: 1_500_000))
+    try await signing.adapt(&part, for: entry("http://127.0.0.1:9000/b/k", upload: true))
+    #expect(
+      part.headers.value(for: "X-Amz-Content-SHA256")
+        == SHA256.hex(of: Array(bytes[1_048_577..<2_548_577])))
+  }
+
   @Test func an_unreadable_http_body_fails_with_io_and_no_secret() async throws {
     let signing = interceptor(try S3Endpoint.custom("http://127.0.0.1:9000").get())
     var request = TransferRequest(

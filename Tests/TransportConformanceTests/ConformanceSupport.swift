@@ -20,11 +20,14 @@ extension TransferRequest {
       connectTimeout: 5)
   }
 
-  /// An upload of the file at `path` (`length` bytes) with test-sized timeouts.
-  static func upload(_ url: URL, method: String, path: String, length: Int64) -> TransferRequest {
+  /// An upload of `length` bytes of the file at `path` from byte `offset` (the whole file
+  /// by default) with test-sized timeouts.
+  static func upload(
+    _ url: URL, method: String, path: String, offset: Int64 = 0, length: Int64
+  ) -> TransferRequest {
     TransferRequest(
-      url: url, method: method, body: RequestBody(path: path, length: length), stallTimeout: 10,
-      connectTimeout: 5)
+      url: url, method: method, body: RequestBody(path: path, offset: offset, length: length),
+      stallTimeout: 10, connectTimeout: 5)
   }
 }
 

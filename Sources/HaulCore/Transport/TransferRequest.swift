@@ -83,14 +83,23 @@ public struct ByteRange: Sendable, Hashable {
   public var headerValue: String { "bytes=\(start)-\(end.map(String.init) ?? "")" }
 }
 
-/// The body of an upload: a regular file, read from its first byte each time it is sent.
+/// The body of an upload: `length` bytes of a regular file from byte `offset` on, read from
+/// the file each time it is sent, never copied first. The whole file is `offset` 0 and its
+/// size as `length`; a part of it (an S3 multipart part, a resumable upload's chunk) is any
+/// range inside it. A file that holds fewer than `offset + length` bytes when the body is
+/// sent fails the exchange with `io`.
 public struct RequestBody: Sendable, Hashable {
-  /// Absolute path of the file to send.
+  /// Absolute path of the file to send from.
   public var path: String
+  /// The first byte of the file to send.
+  public var offset: Int64
   /// The number of bytes to send (`Content-Length`).
   public var length: Int64
-  public init(path: String, length: Int64) {
+  public init(path: String, offset: Int64 = 0, length: Int64) {
     self.path = path
+    self.offset = offset
     self.length = length
   }
+  /// The file offset just past the body's last byte.
+  public var end: Int64 { offset + length }
 }
