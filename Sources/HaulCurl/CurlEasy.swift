@@ -64,8 +64,8 @@ final class CurlEasy {
   /// Sets the exchange's URL both as text (`CURLOPT_URL`) and parsed (`CURLOPT_CURLU`).
   ///
   /// Why both: given the text alone, libcurl 7.88 parses it at the transfer's start and then
-  /// writes it out again through its printf, a byte at a time, about 7,000 instructions a
-  /// transfer; given the parsed handle too, it copies the handle and keeps the text as is.
+  /// writes it out again through its printf, a byte at a time, for every transfer; given
+  /// the parsed handle too, it copies the handle and keeps the text as is.
   /// A URL libcurl cannot parse fails here with `CURLE_URL_MALFORMAT`, as it would there.
   func setURL(_ text: String) -> CURLcode {
     let parsed = text.withCString { curl_url_set(url, CURLUPART_URL, $0, 0) }

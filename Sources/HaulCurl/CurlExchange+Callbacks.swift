@@ -7,8 +7,9 @@ import HaulCore
 /// Each receives the exchange as an unretained `Unmanaged` pointer (`CURLOPT_*DATA`); the
 /// retained reference held by `CURLOPT_PRIVATE` keeps it alive for as long as libcurl can
 /// call, so the callbacks use it without a retain of their own (`_withUnsafeGuaranteedRef`:
-/// a header line or body chunk then costs no atomic reference count). None of them allocates per chunk: body bytes go from libcurl's buffer straight to
-/// the sink, upload bytes straight from the file into libcurl's buffer.
+/// a header line or body chunk then costs no atomic reference count). None of them
+/// allocates per chunk: body bytes go from libcurl's buffer straight to the sink, upload
+/// bytes straight from the file into libcurl's buffer.
 enum CurlCallbacks {
   /// `CURLOPT_HEADERFUNCTION`: one complete header line per call.
   static let header: curl_write_callback = { buffer, size, count, context in
@@ -126,8 +127,8 @@ extension CurlExchange {
   /// (monotonic nanoseconds).
   ///
   /// This is the only stall rule: libcurl's own `LOW_SPEED_TIME` averages the rate over a
-  /// window, which fails a slow drip that is never silent for long, and fires up to ~6 s
-  /// late on real silence; this check counts from the last byte. The clock starts once
+  /// window, which fails a slow drip that is never silent for long, and fires seconds late
+  /// on real silence; this check counts from the last byte. The clock starts once
   /// libcurl is about to send the request (`CURLINFO_PRETRANSFER_TIME_T`), so an exchange
   /// waiting for a free connection is not timed (connecting has its own timeout), and
   /// stands still while `--max-rate` holds the exchange paused.

@@ -5,14 +5,13 @@ import HaulCore
 /// The settings every exchange's easy handle gets, fixed when the transport is created.
 struct CurlSettings: Sendable {
   /// `CURLOPT_BUFFERSIZE`: the most bytes read from the socket at once (libcurl 7.88 still
-  /// hands the write callback at most 16 KiB per call). Of 16, 64, 256 and 512 KiB, 512 KiB
-  /// used the least CPU on a 1 GiB download from a local nginx and was fastest in most runs
+  /// hands the write callback at most 16 KiB per call). Larger reads mean fewer system calls
+  /// per byte; of the sizes tried, this one costs the least CPU per byte downloaded
   /// (Benchmarks/results/HISTORY.md).
   var receiveBufferSize = 512 * 1024
-  /// `CURLOPT_UPLOAD_BUFFERSIZE`: the most upload bytes read from the file per call. With a
-  /// server that keeps up (nginx storing into a tmpfs), a 1 GiB PUT with 128 KiB was as fast
-  /// as with curl's own 64 KiB and faster than with 512 KiB, for a little more CPU than 512 KiB
-  /// (Benchmarks/results/HISTORY.md); against a server writing to a disk all sizes tied.
+  /// `CURLOPT_UPLOAD_BUFFERSIZE`: the most upload bytes read from the file per call; of the
+  /// sizes tried, the fastest against a server that keeps up, for little more CPU than the
+  /// largest (Benchmarks/results/HISTORY.md).
   var uploadBufferSize = 128 * 1024
   /// The largest body sent at once, without waiting for `100 Continue`; a larger one sends
   /// `Expect: 100-continue` first. 1 MiB is libcurl's own limit for POST bodies: up to it, a
@@ -22,8 +21,8 @@ struct CurlSettings: Sendable {
   /// A body smaller than this is read whole before its request goes out and handed to
   /// libcurl in memory (`CURLOPT_POSTFIELDS`), which sends a body below 64 KiB in the same
   /// write as the request head (libcurl 7.88's `MAX_INITIAL_POST_SIZE`): one `sendto`
-  /// instead of two, and the server wakes once. On 1,000 × 16 KiB PUTs to nginx that cut
-  /// a libcurl client's CPU by a quarter (Benchmarks/results/HISTORY.md). Larger bodies,
+  /// instead of two, and the server wakes once, which is most of a small upload's cost
+  /// (Benchmarks/results/HISTORY.md). Larger bodies,
   /// and every body under `--max-rate` (its pauses need the read callback), stream from
   /// the file.
   var sendsWithHeadBelow: Int64 = 64 << 10
@@ -64,19 +63,20 @@ extension CurlExchange {
 
     // Timeouts: curl enforces the connect timeout; the loop enforces the stall timeout,
     // timing silence from the last byte (`checkStall`). curl's low-speed check is
-    // off: it averages the rate over its window, so a body dripping a byte every 1.5 s
-    // failed a 2 s timeout although no silence lasted 2 s.
+    // off: it averages the rate over its window, so it fails a slow drip whose silences are
+    // each shorter than the timeout.
     check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
     // Over HTTP/2 (https servers that offer it), wait for an opening connection and share it
-    // rather than opening another: 16 parallel downloads used 1 connection instead of 8.
+    // rather than opening another, so that parallel downloads become streams of one
+    // connection.
     // Only for https: plain http is always HTTP/1.1 here (no h2c), and there curl 7.88 would
     // queue each exchange behind a busy connection instead of opening another.
     check(easy.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" ? 1 : 0))
     // Uploads go over HTTP/1.1. apache2 and lighttpd answer a PUT they refuse at once (409
     // for a missing folder) and reset the HTTP/2 stream; libcurl 7.88 then drops that
-    // answer and fails with CURLE_HTTP2_STREAM (its command line too: status 000, exit 92),
-    // so a refusal became a retried `protocol` error. Over HTTP/1.1 the answer arrives. The
-    // cost, measured in docs/behaviour.md (HTTP/2), is one connection per parallel upload.
+    // answer and fails with CURLE_HTTP2_STREAM, which would make a refusal a retried
+    // `protocol` error. Over HTTP/1.1 the answer arrives. The cost is one connection per
+    // parallel upload (docs/behaviour.md, HTTP/2).
     if request.body != nil || method == "PUT" || method == "POST" {
       check(easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1))
     }
@@ -191,7 +191,7 @@ extension CurlExchange {
     }
     // haul names itself unless the transfer's headers do. Given here rather than as
     // `CURLOPT_USERAGENT`, which libcurl 7.88 formats into the request twice, a byte at a
-    // time through its printf (figures: Benchmarks/results/HISTORY.md).
+    // time through its printf.
     if !request.headers.contains(where: { $0.hasName("User-Agent") }) {
       lines.append(Self.userAgentLine)
     }
@@ -208,8 +208,8 @@ extension CurlExchange {
     let method = request.method.uppercased()
     if request.body != nil || method == "PUT" || method == "POST" {
       // A large body waits for `100 Continue`, so that a server refusing the upload answers
-      // before the body goes out: lighttpd answered PUTs to a missing folder with 409 and
-      // closed the connection with the body unread, and the reset cost libcurl the answer
+      // before the body goes out: lighttpd answers a PUT to a missing folder with 409 and
+      // closes the connection with the body unread, and the reset costs libcurl the answer
       // (a retried `connection` error). A small body goes at once and, refused that way, is
       // sent again waiting (`resendsWithExpect`); an empty one has nothing to wait for.
       // libcurl sends the body anyway after 1 s without an answer.

@@ -14,8 +14,8 @@ final class CurlRateLimiter {
   private var paused: [ObjectIdentifier: (exchange: CurlExchange, resumeAt: Double)] = [:]
 
   /// Debts worth less than this much time are carried (the bucket pays them back later)
-  /// rather than paused for: pausing per 16 KiB chunk costs a loop turn each and fell far
-  /// short of the rate.
+  /// rather than paused for: a pause per 16 KiB chunk costs a loop turn each, and the
+  /// turns, not the cap, would then set the rate.
   static let shortestPause = 0.01
 
   init(bytesPerSecond: Double) {

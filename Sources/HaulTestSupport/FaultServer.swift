@@ -53,7 +53,7 @@ import Synchronization
 ///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
 ///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`),
 ///   `ignoreIfRange=1` (answers `Range` with a 206 even when `If-Range` names another
-///   version, as h2o 2.2 was seen doing),
+///   version, as h2o 2.2 does),
 ///   `declare=FORM,...` (digest fields such as `Repr-Digest`, `Content-Digest`, `Digest`,
 ///   `x-goog-hash`, `x-amz-checksum-sha256`, or `malformed` ones; see `DeclaredDigestFields`)
 ///   with `declareWrong=1` *fault* (the declared digests are of other bytes).

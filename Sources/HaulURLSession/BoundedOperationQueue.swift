@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Why: corelibs' libcurl write callback hands each body chunk (at most 16 KiB) to the
 /// delegate queue with `addOperation` and returns at once; it never pauses the transfer. A
-/// sink slower than the network would let chunks pile up in memory without bound (a 1 GiB
-/// download from a local nginx peaked above 300 MiB). The callback runs on the session's
+/// sink slower than the network would let chunks pile up in memory without bound, as much
+/// of a body as the network delivers ahead of the disk. The callback runs on the session's
 /// work queue, so blocking there stops libcurl from reading the socket until the delegate
 /// queue catches up, and TCP flow control slows the server.
 ///
@@ -23,10 +23,10 @@ import Foundation
 /// The operations run on a private serial dispatch queue (`underlyingQueue`), not on the
 /// global pool corelibs would use: libdispatch on Linux gives that pool about one thread per
 /// core and adds more only when its monitor sees them blocked, about a second later. The
-/// session's work queue, blocked here waiting for a slot, holds one of those threads; on a
-/// 2-core machine four parallel downloads stalled about 0.9 s each time (40 MiB took 1.1 s
-/// instead of 0.2 s) until the monitor added a thread to run the delegate queue. A queue of
-/// our own targets the overcommitting pool, which always finds a thread.
+/// session's work queue, blocked here waiting for a slot, holds one of those threads, and
+/// on a machine of few cores the delegate queue would then wait for the monitor to add a
+/// thread each time the queue fills. A queue of our own targets the overcommitting pool,
+/// which always finds a thread.
 final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
   /// Callbacks queued at most before URLSession is made to wait: 64 chunks of at most
   /// 16 KiB bound the backlog near 1 MiB per session.

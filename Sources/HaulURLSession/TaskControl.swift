@@ -11,18 +11,18 @@ import Synchronization
 ///
 /// Why away: corelibs' `URLSession.dataTask(with:)` and `URLSessionTask.resume()` wait
 /// (`workQueue.sync`) for the session's work queue, as `cancel()` does in some releases. A
-/// caller waiting there holds its thread, and Swift's pool has about one per core: with two
-/// transfers starting while another streamed under `--max-rate`, both threads of a 2-core
-/// machine waited, and a SIGINT's cancel never ran until the 10 s exit deadline.
+/// caller waiting there holds its thread, and Swift's pool has about one per core: a few
+/// transfers starting while another streams under `--max-rate` can hold every thread of the
+/// pool, and nothing else (a SIGINT's cancel among it) runs until that body ends.
 ///
 /// Why promptly: corelibs runs libcurl's socket sources on a serial queue that targets the
 /// work queue (`MultiHandle.isolation`). libdispatch drains such a queue until it is empty
 /// before the work queue runs anything else, and a socket that is never empty (a body
 /// arriving faster than libcurl reads it; libcurl 7.88 makes up to 100 reads of 16 KiB per
-/// readiness event while the socket stays readable) keeps it from ever being empty: an
-/// endless body past its size was read for a minute (20 GB from a local server) before a
-/// cancel got its turn, and under `--max-rate` a task started beside a capped body got no
-/// turn until that body ended. So a waiting call asks for room: the next body chunk the
+/// readiness event while the socket stays readable) keeps it from ever being empty: a
+/// cancel of an endless body would wait as long as the body flows, and under `--max-rate` a
+/// task started beside a capped body would wait until that body ends. So a waiting call
+/// asks for room: the next body chunk the
 /// session hands to the delegate queue (`BoundedOperationQueue.addOperation`, called on that
 /// socket queue's thread) suspends the socket queue, which ends its drain after the current
 /// event (under `--max-rate`, up to 100 paced chunks: a step of up to 1.6 MB at the cap's

@@ -13,22 +13,24 @@ extension TransferError {
   /// TLS failures and short bodies included, arrives as `.unknown` with libcurl's own message
   /// as its description. Those are sorted by that message (`curlCategory(of:)`).
   ///
-  /// | URLError | code | why |
-  /// | --- | --- | --- |
-  /// | `cannotConnectToHost` | `connection` | libcurl failed to connect with `ECONNREFUSED` |
-  /// | `networkConnectionLost` | `connection` | the peer reset the connection mid-exchange |
-  /// | `cannotFindHost`, `dnsLookupFailed` | `connection` | the name did not resolve |
-  /// | `notConnectedToInternet` | `connection` | no route at all |
-  /// | `timedOut` | `timeout` | corelibs' idle timer: no callback for the stall timeout |
-  /// | `secureConnectionFailed`, `serverCertificate*`, `clientCertificate*` | `tls` | handshake or verification failed (Darwin's codes; corelibs sends `unknown`) |
-  /// | `badServerResponse` | `protocol` | libcurl got nothing back (`CURLE_GOT_NOTHING`) |
-  /// | `cannotDecodeContentData`, `cannotDecodeRawData`, `cannotParseResponse` | `protocol` | the body or head could not be read |
-  /// | `dataLengthExceedsMaximum` | `protocol` | a body URLSession refused to hold |
-  /// | `unsupportedURL` | `protocol` | haul's URLs are all http(s), so this is libcurl refusing the reply: an HTTP/0.9 answer, an unsupported status code |
-  /// | `fileDoesNotExist`, `noPermissionsToReadFile` | `io` | the upload's file could not be opened |
-  /// | `cancelled` | `cancelled` | the task was cancelled (the caller decides when that is a success) |
-  /// | `unknown` | by libcurl's message | corelibs' catch-all for every other libcurl error |
-  /// | anything else | `connection` | the exchange did not complete; worth a retry |
+  /// - `cannotConnectToHost` → `connection`: libcurl failed to connect with `ECONNREFUSED`
+  /// - `networkConnectionLost` → `connection`: the peer reset the connection mid-exchange
+  /// - `cannotFindHost`, `dnsLookupFailed` → `connection`: the name did not resolve
+  /// - `notConnectedToInternet` → `connection`: no route at all
+  /// - `timedOut` → `timeout`: corelibs' idle timer: no callback for the stall timeout
+  /// - `secureConnectionFailed`, `serverCertificate*`, `clientCertificate*` → `tls`: handshake or
+  ///   verification failed (Darwin's codes; corelibs sends `unknown`)
+  /// - `badServerResponse` → `protocol`: libcurl got nothing back (`CURLE_GOT_NOTHING`)
+  /// - `cannotDecodeContentData`, `cannotDecodeRawData`, `cannotParseResponse` → `protocol`: the
+  ///   body or head could not be read
+  /// - `dataLengthExceedsMaximum` → `protocol`: a body URLSession refused to hold
+  /// - `unsupportedURL` → `protocol`: haul's URLs are all http(s), so this is libcurl refusing the
+  ///   reply: an HTTP/0.9 answer, an unsupported status code
+  /// - `fileDoesNotExist`, `noPermissionsToReadFile` → `io`: the upload's file could not be opened
+  /// - `cancelled` → `cancelled`: the task was cancelled (the caller decides when that is a
+  ///   success)
+  /// - `unknown` → by libcurl's message: corelibs' catch-all for every other libcurl error
+  /// - anything else → `connection`: the exchange did not complete; worth a retry
   ///
   /// Messages name the failure and libcurl's text, never a header value: libcurl's error
   /// buffer holds host names, ports and byte counts, not request headers.
@@ -96,13 +98,17 @@ extension TransferError {
   /// Messages that name a host start with their phrase, so the phrase is matched as a prefix
   /// first and a host name (`ssl.example.com`) cannot pass for a TLS failure.
   ///
-  /// | message | code | why |
-  /// | --- | --- | --- |
-  /// | starts `Could not resolve`, `Couldn't resolve`, `Failed to connect`, `Recv failure`, `Send failure`, `Connection` | `connection` | DNS, refused with another errno, unreachable, reset |
-  /// | holds `SSL`, `TLS` (as written) or `certificate` | `tls` | OpenSSL handshake or verification (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_*`) |
-  /// | holds `timed out`, `timeout` | `timeout` | libcurl's own connect or resolve timeout |
-  /// | holds `transfer closed`, `chunk`, `header`, `reply`, `encoding`, `http`, `writing`, `too large`, `content-length`, `response code` | `protocol` | short body, bad chunking, malformed or oversized head (corelibs aborts on a head it cannot parse: "Failed writing header"; libcurl refuses "Invalid Content-Length"), undecodable body |
-  /// | anything else | `connection` | the exchange did not complete; worth a retry |
+  /// - starts `Could not resolve`, `Couldn't resolve`, `Failed to connect`, `Recv failure`,
+  ///   `Send failure`, `Connection` → `connection`: DNS, refused with another errno, unreachable,
+  ///   reset
+  /// - holds `SSL`, `TLS` (as written) or `certificate` → `tls`: OpenSSL handshake or verification
+  ///   (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_*`)
+  /// - holds `timed out`, `timeout` → `timeout`: libcurl's own connect or resolve timeout
+  /// - holds `transfer closed`, `chunk`, `header`, `reply`, `encoding`, `http`, `writing`,
+  ///   `too large`, `content-length`, `response code` → `protocol`: short body, bad chunking,
+  ///   malformed or oversized head (corelibs aborts on a head it cannot parse:
+  ///   "Failed writing header"; libcurl refuses "Invalid Content-Length"), undecodable body
+  /// - anything else → `connection`: the exchange did not complete; worth a retry
   static func curlCategory(of message: String) -> Code {
     let connectionPhrases = [
       "Could not resolve", "Couldn't resolve", "Failed to connect", "Recv failure",

@@ -12,8 +12,8 @@ import HaulCore
 ///
 /// Why not `URLSessionTask.suspend()`: on Linux (swift-corelibs-foundation) it removes the
 /// task's easy handle from the multi handle, which drops the connection, and `resume()`
-/// adds it back, which sends the request again from the start. A 30 MB download suspended
-/// and resumed mid-way delivered 43,994,213 bytes in two responses to the delegate.
+/// adds it back, which sends the request again from the start: a download suspended and
+/// resumed mid-way reaches the delegate as two responses, its first bytes twice.
 ///
 /// Threading: `pace` runs on the delegate queue only; the bucket is thread-safe.
 final class URLSessionRateLimiter: Sendable {

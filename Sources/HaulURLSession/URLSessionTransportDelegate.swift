@@ -66,8 +66,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
   /// Only chunks an exchange took are paced: after a stop (a cancel, a body past its size)
   /// libcurl goes on reading until corelibs' cancel reaches the work queue, and that cancel
-  /// waits for the work queue, which waits for this queue. Pacing the dropped chunks held a
-  /// SIGINT under `--max-rate` to the whole 10 s exit deadline.
+  /// waits for the work queue, which waits for this queue. Pacing the dropped chunks would
+  /// hold a SIGINT under `--max-rate` until the exit deadline.
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     guard exchange(of: dataTask)?.receive(data: data) == true else { return }
     rateLimiter?.pace(data.count)

@@ -21,7 +21,7 @@ public struct ChecksumTable: Sendable {
 
   /// One path's digests: per algorithm, in `DigestAlgorithm` order, an index into `stored`,
   /// or -1. Small and inline, since the dictionary of records is most of the table's memory
-  /// (about 60 bytes a path, the digest bytes included, where strings cost 300).
+  /// (a path's digests live as bytes in `arena`, a fraction of what strings would cost).
   private struct Record: Sendable {
     private var slots: (Int32, Int32, Int32, Int32) = (-1, -1, -1, -1)
 

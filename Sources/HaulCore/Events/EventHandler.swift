@@ -4,8 +4,8 @@ import Synchronization
 /// produced them (see `Scheduler.run(_:onEvent:)`).
 ///
 /// The cheap way to watch a run: a call under a lock instead of an `AsyncStream` element,
-/// which costs a buffer, generic runtime work and often a thread wake-up per event (two
-/// events per file, a tenth of haul's CPU on 5,000 small files).
+/// which costs a buffer, generic runtime work and often a thread wake-up per event, and a
+/// run of small files has two events per file.
 public typealias TransferEventHandler = @Sendable (TransferEvent) -> Void
 
 /// Calls a handler under a lock, so events from concurrent entries arrive one at a time.

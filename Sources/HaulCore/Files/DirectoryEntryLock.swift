@@ -9,17 +9,16 @@
 ///
 /// Why: the kernel holds a folder's lock while it adds a name, and on ext4 finding an inode
 /// for a new file can take long (after many deletions it searches past recently freed
-/// ones); other threads wanting that folder spin on the lock. haul's threads creating and
-/// renaming at once spent a fifth of a 5,000-file run on a disk in `rwsem_spin_on_owner`
-/// (measured with `perf`), where a single-threaded client such as `curl --parallel` spends
-/// none. Waiting here sleeps instead (a pthread mutex, not a spinning one); the kernel's
-/// own work per file is unchanged. On tmpfs adding a name is quick, and with two engine
-/// loops the sleeps and wake-ups of taking turns cost more than the spinning they avoid
-/// (7,158 `futex` calls for 5,000 files instead of 692), so there nothing takes turns.
+/// ones); other threads wanting that folder spin on the lock (`rwsem_spin_on_owner`), where
+/// a single-threaded client such as `curl --parallel` spins not at all. Waiting here sleeps
+/// instead (a pthread mutex, not a spinning one); the kernel's own work per file is
+/// unchanged. On tmpfs adding a name is quick, and with two engine loops the sleeps and
+/// wake-ups of taking turns cost more than the spinning they avoid, so there nothing takes
+/// turns (the figures: Benchmarks/results/HISTORY.md).
 ///
 /// The mutex is glibc's adaptive kind: a thread that finds it taken spins a little before it
 /// sleeps, and a name is usually added within that spin, so most meetings cost no `futex`
-/// call (over TLS, where the engine loops meet there more often, about half fewer).
+/// call.
 enum DirectoryEntryLock {
   /// `nonisolated(unsafe)`: the pointer never changes after its one initialization, and
   /// what it points to is the lock itself, used only through `pthread_mutex_*`.

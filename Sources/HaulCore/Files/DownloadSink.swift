@@ -6,8 +6,9 @@
 
 /// Receives a download's response into its partial file: decides with `ResponseValidation`
 /// where the body goes (or that it is discarded), records the resume state before the first
-/// write that leaves the body unfinished, then writes the body at its offset in pieces of `writeSize` (a body smaller
-/// than that in one `pwrite`) and feeds the digests (when it has any: a download with no
+/// write that leaves the body unfinished, then writes the body at its offset in pieces of
+/// `writeSize` (a body smaller than that in one `pwrite`) and feeds the digests (when it has
+/// any: a download with no
 /// checksum to verify, no report to show a digest and no digest from its server need not
 /// hash). Whoever drives the sink calls `flush()` when the exchange ends.
 ///
@@ -59,8 +60,9 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   /// The file offset of the first buffered byte: everything before it is on disk.
   private var bufferStart: Int64
 
-  /// The size of the writes a body is coalesced into (a smaller body is written whole).
-  /// 256 KiB cut the `pwrite` calls of a 1 GiB download from 65,536 to 4,096.
+  /// The size of the writes a body is coalesced into (a smaller body is written whole): a
+  /// sixteenth of the `pwrite` calls of libcurl's 16 KiB chunks, in pieces small enough to
+  /// keep few bytes in memory per transfer.
   package static let writeSize = 256 << 10
 
   /// The plan taken for the last response head.

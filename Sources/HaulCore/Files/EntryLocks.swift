@@ -16,7 +16,7 @@ import Synchronization
 /// first claim, so a run that downloads nothing (`verify`, uploads) creates no `.haul/`.
 ///
 /// Where the lock file cannot be made (a read-only folder, a symlink as `.haul`), every claim
-/// succeeds: such a run is as unprotected as haul was before claims, and a download there
+/// succeeds: such a run is as unprotected as one without claims, and a download there
 /// fails on its own files anyway.
 ///
 /// Thread-safe: the descriptor is set once (atomically) and only passed to `fcntl`.

@@ -25,8 +25,8 @@ package final class FolderHandle: Sendable {
 
 /// The folders opened for the latest paths, by their path relative to the output directory.
 ///
-/// Why: a manifest lists a folder's files together, and each file was reached by walking
-/// its path component by component twice (for the skip check, then to write it): a `dup`,
+/// Why: a manifest lists a folder's files together, and reaching each file by walking its
+/// path component by component twice (for the skip check, then to write it) costs a `dup`,
 /// an `openat` and a `close` per component each time. With the folder kept, the files after
 /// the first one in a folder cost none of these.
 ///

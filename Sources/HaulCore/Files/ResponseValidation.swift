@@ -24,7 +24,7 @@ package enum ResponseValidation {
   /// saved as a prefix of a resource of `knownTotal` bytes (if known): a range answer whose
   /// total differs belongs to another version, and the download starts over. So does a 206
   /// whose validator contradicts `ifRange`, the one the request sent: a server that ignores
-  /// `If-Range` (h2o 2.2 was seen doing so) would otherwise splice two versions.
+  /// `If-Range` (h2o 2.2 does) would otherwise splice two versions.
   package static func plan(
     for head: ResponseHead, requested: ByteRange?, expectedSize: Int64?,
     knownTotal: Int64? = nil, ifRange: String? = nil

@@ -17,7 +17,7 @@
 /// they index the table directly, and two different destinations share 96 bits with
 /// probability about n²/2⁹⁷ (below 10⁻¹⁵ for ten million entries). The key is secret, so a
 /// manifest cannot be written to collide on purpose. (SHA-256 would do as well but costs
-/// some 3,000 instructions per entry through OpenSSL, more than the rest of the check.)
+/// more per entry through OpenSSL than the rest of the check.)
 ///
 /// Not thread-safe; one validation pass owns it.
 final class ManifestDestinations {

@@ -5,8 +5,8 @@
 /// escaped as RFC 8259 asks; numbers that are not finite are written as 0 (JSON has no
 /// infinity), which never happens for the values haul writes.
 struct JSONObject {
-  /// The object's UTF-8 text so far, without its closing brace. Built as bytes: a report of
-  /// a million transfers spent half its time in `String` appends.
+  /// The object's UTF-8 text so far, without its closing brace. Built as bytes, since
+  /// `String` appends would be most of the cost of writing a large report.
   private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
   private var isEmpty = true
 

@@ -3,8 +3,8 @@
 /// its response, then the judgement of how the exchange ended, then the check that
 /// completes it. `AttemptMachine` says which step comes next; the paths only execute them.
 ///
-/// A class, so that an attempt costs the one allocation it had before, whichever path
-/// holds it.
+/// A class, so that an attempt costs one allocation, whichever path holds it, and moves
+/// between them as one reference.
 protocol AttemptSteps: AnyObject, Sendable {
   /// The request of the attempt's exchange, before any interceptor adapts it.
   var request: TransferRequest { get }

@@ -240,11 +240,11 @@ final class RunState: Sendable {
 
   /// The jobs that ended since the last call, for the feeder to drop on its own thread.
   ///
-  /// Why: a job's entry (its strings, its URL) and the job itself were allocated by the
+  /// Why: a job's entry (its strings, its URL) and the job itself are allocated by the
   /// feeder; freed on an engine thread, each of them takes the allocator's lock of the
-  /// feeder's arena while the feeder allocates from it, and they met there several hundred
-  /// times in 5,000 files (a `futex` call each). Dropped by the feeder, they are freed where
-  /// they were made. At most the lookahead's worth of jobs waits here.
+  /// feeder's arena while the feeder allocates from it, and the two threads meet on that
+  /// lock (a `futex` call each time). Dropped by the feeder, they are freed where they were
+  /// made. At most the lookahead's worth of jobs waits here.
   func takeRetired() -> [EntryJob] {
     state.withLock { state in
       guard !state.retired.isEmpty else { return [] }

@@ -3,8 +3,8 @@
 ///
 /// Why: a transfer's request and its manifest entry are copied several times on their way
 /// through a run (the job, the attempt, the redirect walk, the exchange). Copied field by
-/// field, each copy retained and released every string and array in it, an atomic operation
-/// each (the counts per file are in Benchmarks/results/HISTORY.md).
+/// field, each copy would retain and release every string and array in it, an atomic
+/// operation each.
 ///
 /// Threading: a `Sendable` value when `Value` is. The box itself is only written while
 /// uniquely referenced (`isKnownUniquelyReferenced`), so no two threads ever share a box

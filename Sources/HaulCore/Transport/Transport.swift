@@ -59,8 +59,9 @@ public struct TransportOptions: Sendable, Hashable {
   /// refuses such a combination before it creates the transport.
   public var proxyRules: ProxyRules
 
-  /// `haul run`'s default `loops`: one per core, up to 4 (measured: Benchmarks/results/HISTORY.md,
-  /// "One loop against two").
+  /// `haul run`'s default `loops`: one per core, so that the per-file work of small files
+  /// spreads over the machine (loop counts compared: Benchmarks/results/HISTORY.md), and at
+  /// most 4, since each loop keeps its own connections to every server.
   public static var defaultLoops: Int {
     max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
   }
