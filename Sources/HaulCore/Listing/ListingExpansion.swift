@@ -106,12 +106,15 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       ancestors.append(fingerprint)
     }
     let rootURL = walk.root.url.absoluteString
-    // Pushed in reverse so that the first one named is listed first.
-    for child in listed.folders.reversed() where child.depth <= folders.depth {
+    // Taken in the order named (a folder named twice counts where it is first named), then
+    // pushed in reverse so that the first one named is listed first.
+    let start = walk.pending.count
+    for child in listed.folders where child.depth <= folders.depth {
       let key = child.url.absoluteString
       guard key.hasPrefix(rootURL), walk.seen.insert(key).inserted else { continue }
       walk.pending.append((child, ancestors))
     }
+    walk.pending[start...].reverse()
     page.reserveCapacity(listed.files.count)
     for file in listed.files {
       if let item = ListingItem(file, of: walk.entry, folders: folders) { page.append(item) }

@@ -1,0 +1,279 @@
+import Foundation
+import HaulTestSupport
+import Synchronization
+import Testing
+
+@testable import HaulCore
+
+/// A lister that answers from a fixed tree and records each page it is asked for: the
+/// expansion's walk without a server.
+final class FakeLister: FolderLister {
+  /// The pages of each folder URL, in order: page N + 1 is asked for with the cursor "N".
+  let tree: [String: [ListingPage]]
+  /// The folders that fail, with their error.
+  let failing: [String: TransferError]
+  /// Each page asked for, as `URL#cursor` (`URL` alone for a first page).
+  let asked = Mutex<[String]>([])
+
+  init(_ tree: [String: [ListingPage]], failing: [String: TransferError] = [:]) {
+    self.tree = tree
+    self.failing = failing
+  }
+
+  func lists(_ entry: ManifestEntry) -> Bool { entry.recursive }
+
+  func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
+    async throws(TransferError) -> ListingPage
+  {
+    let key = folder.url.absoluteString
+    asked.withLock { $0.append(key + (cursor.map { "#" + $0 } ?? "")) }
+    if let error = failing[key] { throw error }
+    let pages = tree[key] ?? [ListingPage()]
+    let index = cursor.flatMap { Int($0) } ?? 0
+    var page = pages[index]
+    page.next = index + 1 < pages.count ? String(index + 1) : nil
+    return page
+  }
+}
+
+@Suite("ListingExpansion: a folder entry walked through a fake lister")
+final class ListingExpansionTests {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("haul-expansion-\(UUID().uuidString)").path
+
+  init() throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+  static let root = "http://h/tree/"
+
+  /// The folder at `path` below the root (`""` for the root, else `a/` or `a/b/`).
+  static func folder(_ path: String) -> ListedFolder {
+    ListedFolder(
+      url: URL(string: root + path)!, relativePath: path,
+      depth: path.split(separator: "/").count + 1)
+  }
+
+  /// The file `path` below the root.
+  static func file(_ path: String, size: Int64? = nil) -> ListedFile {
+    let url = URL(string: root + path)
+    return ListedFile(
+      url: url, source: url?.absoluteString ?? root + path, relativePath: path, size: size)
+  }
+
+  static func entry(_ line: Int, _ url: String, recursive: Bool, path: String) -> ManifestEntry {
+    ManifestEntry(
+      line: line, text: "{\"url\":\"\(url)\"}", url: URL(string: url)!, path: path,
+      recursive: recursive)
+  }
+
+  /// Every item the expansion hands out for `entries`, with the pages asked for before
+  /// each item was handed out.
+  func expand(
+    _ entries: [ManifestEntry], with lister: FakeLister, depth: Int = 32,
+    filter: PathFilter = PathFilter()
+  ) async throws -> (items: [ListingItem], askedBefore: [Int]) {
+    let scheduler = Scheduler(
+      transport: ScriptedTransport { _, _ in .init(status: 500) },
+      options: SchedulerOptions(outputDirectory: directory))
+    let runner = EntryRunner(
+      scheduler: scheduler, directory: try OutputDirectory(path: directory),
+      events: SerializedEventHandler { _ in })
+    var expansion = ListingExpansion(
+      entries.makeIterator(), listers: [lister],
+      folders: FolderOptions(depth: depth, filter: filter), runner: runner)
+    var items: [ListingItem] = []
+    var askedBefore: [Int] = []
+    while let item = await expansion.nextItem() {
+      items.append(item)
+      askedBefore.append(lister.asked.withLock { $0.count })
+    }
+    return (items, askedBefore)
+  }
+
+  /// The items' paths, a failed or refused one with its error code after a space.
+  static func paths(_ items: [ListingItem]) -> [String] {
+    items.map {
+      switch $0 {
+      case .entry(let entry): entry.path
+      case .ended(let entry, let error): entry.path + " " + error.code.description
+      }
+    }
+  }
+
+  @Test func folders_are_listed_depth_first_in_the_order_named_each_once() async throws {
+    // Given a tree whose folders name a sibling twice and link back to the root
+    let lister = FakeLister([
+      Self.root: [
+        ListingPage(
+          files: [Self.file("top.txt", size: 3)],
+          folders: [Self.folder("a/"), Self.folder("b/"), Self.folder("a/")])
+      ],
+      Self.root + "a/": [
+        ListingPage(
+          files: [Self.file("a/one.txt")],
+          folders: [
+            Self.folder("a/deep/"),
+            ListedFolder(url: URL(string: Self.root)!, relativePath: "a/up/", depth: 3),
+          ])
+      ],
+      Self.root + "a/deep/": [ListingPage(files: [Self.file("a/deep/two.txt")])],
+      Self.root + "b/": [ListingPage(files: [Self.file("b/three.txt")])],
+    ])
+    // When the folder entry is expanded between two plain entries
+    let (items, _) = try await expand(
+      [
+        Self.entry(1, "http://h/before", recursive: false, path: "before"),
+        Self.entry(2, Self.root, recursive: true, path: "out/"),
+        Self.entry(3, "http://h/after", recursive: false, path: "after"),
+      ], with: lister)
+    // Then each folder is asked for once, a subfolder's tree before the next sibling
+    #expect(
+      lister.asked.withLock { $0 } == [
+        Self.root, Self.root + "a/", Self.root + "a/deep/", Self.root + "b/",
+      ])
+    #expect(
+      Self.paths(items) == [
+        "before", "out/top.txt", "out/a/one.txt", "out/a/deep/two.txt", "out/b/three.txt",
+        "after",
+      ])
+    // And each listed file is a download of the folder entry's line with the listed size
+    guard case .entry(let top) = items[1] else { throw Expected.entry }
+    #expect(top.line == 2)
+    #expect(top.url.absoluteString == Self.root + "top.txt")
+    #expect(top.size == 3)
+    #expect(top.text == #"{"url":"http://h/tree/top.txt","path":"out/top.txt","size":3}"#)
+  }
+
+  @Test func a_folders_next_page_comes_before_its_subfolders_and_pages_are_asked_lazily()
+    async throws
+  {
+    // Given a root listed in three pages, the first naming a subfolder
+    let lister = FakeLister([
+      Self.root: [
+        ListingPage(files: [Self.file("1"), Self.file("2")], folders: [Self.folder("sub/")]),
+        ListingPage(files: [Self.file("3")]),
+        ListingPage(files: [Self.file("4")]),
+      ],
+      Self.root + "sub/": [ListingPage(files: [Self.file("sub/5")])],
+    ])
+    // When it is expanded
+    let (items, askedBefore) = try await expand(
+      [Self.entry(1, Self.root, recursive: true, path: "")], with: lister)
+    // Then the pages come in order, then the subfolder
+    #expect(Self.paths(items) == ["1", "2", "3", "4", "sub/5"])
+    #expect(
+      lister.asked.withLock { $0 } == [
+        Self.root, Self.root + "#1", Self.root + "#2", Self.root + "sub/",
+      ])
+    // And a page is asked for only once the previous page's files are handed out
+    #expect(askedBefore == [1, 1, 2, 3, 4])
+  }
+
+  @Test func depth_bounds_the_folders_listed_and_the_files_of_a_flat_listing() async throws {
+    // Given a tree three levels deep, whose root also lists a file two folders down
+    let lister = FakeLister([
+      Self.root: [
+        ListingPage(
+          files: [Self.file("top"), Self.file("x/y/flat")], folders: [Self.folder("x/")])
+      ],
+      Self.root + "x/": [ListingPage(files: [Self.file("x/mid")], folders: [Self.folder("x/y/")])],
+      Self.root + "x/y/": [ListingPage(files: [Self.file("x/y/low")])],
+    ])
+    // When it is expanded with --depth 2
+    let (items, _) = try await expand(
+      [Self.entry(1, Self.root, recursive: true, path: "")], with: lister, depth: 2)
+    // Then the third level is neither listed nor taken from the flat listing
+    #expect(Self.paths(items) == ["top", "x/mid"])
+    #expect(lister.asked.withLock { $0 } == [Self.root, Self.root + "x/"])
+  }
+
+  @Test func a_folder_that_fails_ends_as_its_own_entry_and_the_rest_goes_on() async throws {
+    // Given a tree with a subfolder whose listing fails
+    let lister = FakeLister(
+      [
+        Self.root: [
+          ListingPage(
+            files: [Self.file("top")], folders: [Self.folder("bad/"), Self.folder("ok/")])
+        ],
+        Self.root + "ok/": [ListingPage(files: [Self.file("ok/file")])],
+      ], failing: [Self.root + "bad/": TransferError(.http(403), "forbidden")])
+    // When it is expanded
+    let (items, _) = try await expand(
+      [Self.entry(7, Self.root, recursive: true, path: "out/")], with: lister)
+    // Then the failed folder is one ended entry (its URL, its local folder, a line that
+    // lists it again) and its sibling is listed
+    #expect(Self.paths(items) == ["out/top", "out/bad/ http_403", "out/ok/file"])
+    guard case .ended(let failed, _) = items[1] else { throw Expected.ended }
+    #expect(failed.line == 7)
+    #expect(failed.url.absoluteString == Self.root + "bad/")
+    #expect(failed.text == #"{"url":"http://h/tree/bad/","path":"out/bad/","recursive":true}"#)
+  }
+
+  @Test func a_root_that_fails_ends_as_the_entry_itself() async throws {
+    let entry = Self.entry(1, Self.root, recursive: true, path: "out/")
+    let lister = FakeLister([:], failing: [Self.root: TransferError(.connection, "refused")])
+    let (items, _) = try await expand([entry], with: lister)
+    guard case .ended(let ended, let error) = try #require(items.first), items.count == 1 else {
+      throw Expected.ended
+    }
+    #expect(ended == entry)
+    #expect(error.code == .connection)
+  }
+
+  @Test func a_folder_listed_exactly_as_an_ancestor_is_a_loop_and_not_followed() async throws {
+    // Given a subfolder `loop/` that lists what the root lists (a symlink to `.`), under
+    // its own URLs
+    let lister = FakeLister([
+      Self.root: [ListingPage(files: [Self.file("f")], folders: [Self.folder("loop/")])],
+      Self.root + "loop/": [
+        ListingPage(files: [Self.file("loop/f")], folders: [Self.folder("loop/loop/")])
+      ],
+    ])
+    // When it is expanded
+    let (items, _) = try await expand(
+      [Self.entry(1, Self.root, recursive: true, path: "")], with: lister)
+    // Then the loop's copy of the files is left out and it is not followed further
+    #expect(Self.paths(items) == ["f"])
+    #expect(lister.asked.withLock { $0 } == [Self.root, Self.root + "loop/"])
+  }
+
+  @Test func folders_outside_the_start_folder_are_never_listed() async throws {
+    let elsewhere = ListedFolder(
+      url: URL(string: "http://h/other/")!, relativePath: "other/", depth: 2)
+    let lister = FakeLister([
+      Self.root: [ListingPage(files: [Self.file("f")], folders: [elsewhere])]
+    ])
+    let (items, _) = try await expand(
+      [Self.entry(1, Self.root, recursive: true, path: "")], with: lister)
+    #expect(Self.paths(items) == ["f"])
+    #expect(lister.asked.withLock { $0 } == [Self.root])
+  }
+
+  @Test func names_that_would_leave_the_folder_are_refused_and_filters_select_files() async throws {
+    // Given a listing with a `..` name, a name without a URL and files of two kinds
+    let lister = FakeLister([
+      Self.root: [
+        ListingPage(files: [
+          Self.file("keep.bin"), Self.file("drop.txt"), Self.file("../escape.bin"),
+          ListedFile(url: nil, source: Self.root + "bad.bin", relativePath: "bad.bin"),
+        ])
+      ]
+    ])
+    // When it is expanded with --exclude '*.txt'
+    let (items, _) = try await expand(
+      [Self.entry(1, Self.root, recursive: true, path: "out/")], with: lister,
+      filter: PathFilter(exclude: [try PathGlob("*.txt")]))
+    // Then the filtered file is left out and the two bad names are refused
+    #expect(
+      Self.paths(items) == [
+        "out/keep.bin", "out/../escape.bin path_refused", "out/bad.bin path_refused",
+      ])
+  }
+
+  enum Expected: Error {
+    case entry, ended
+  }
+}
