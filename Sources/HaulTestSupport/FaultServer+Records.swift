@@ -23,9 +23,23 @@ public struct RequestRecord: Sendable {
   public var startSequence: UInt64
   /// `nil` while the response is still being sent.
   public var endSequence: UInt64?
+  /// When the response ended (sent whole, cut on purpose, or its connection closed by the
+  /// peer); `nil` while it is still being sent. The server's own clock, on the connection's
+  /// thread: a test timing the client measures here, not on its busy test pool.
+  public var end: Date?
+  /// When the response's last body byte so far was handed to the kernel (`nil` before the
+  /// first): with `end`, how long the client waited in silence before it hung up.
+  public var lastBodyByte: Date?
 
   /// The value of header `name` (ASCII case ignored).
   public func value(for name: String) -> String? { headers.value(for: name) }
+
+  /// Seconds from the last body byte to the response's end: how long a stalled response
+  /// waited for the client to give up. `nil` until it ended or when it sent no body byte.
+  public var silenceBeforeEnd: Double? {
+    guard let end, let lastBodyByte else { return nil }
+    return end.timeIntervalSince(lastBodyByte)
+  }
 
   /// The most of `records` being answered at once, counted at each request's start; with
   /// `sequence`, only at starts after that point of the server's log (requests that began
@@ -73,7 +87,8 @@ extension FaultServer {
         RequestRecord(
           method: request.method, target: request.target, path: request.path,
           query: request.query, headers: request.headers, start: Date(),
-          connectionID: connectionID, status: nil, startSequence: s.sequence, endSequence: nil))
+          connectionID: connectionID, status: nil, startSequence: s.sequence, endSequence: nil,
+          end: nil, lastBodyByte: nil))
       return (s.records.count - 1, hit)
     }
   }
@@ -89,13 +104,33 @@ extension FaultServer {
     shared.withLock { s in
       s.sequence += 1
       s.inFlight -= 1
-      if index >= 0 { s.records[index].endSequence = s.sequence }
+      guard index >= 0 else { return }
+      s.records[index].endSequence = s.sequence
+      s.records[index].end = Date()
     }
   }
 
-  /// Counts `count` body bytes handed to the kernel for a request to `path`.
-  func countBody(_ path: String, _ count: Int64) {
-    shared.withLock { $0.bodyBytes[path, default: 0] += count }
+  /// The requests whose path starts with `prefix`, once at least `count` of them have ended
+  /// (waiting up to `timeout` seconds: the server notices a client's hang-up within 20 ms,
+  /// maybe after the client already returned).
+  public func endedRequests(pathPrefix prefix: String, atLeast count: Int = 1, timeout: Double = 5)
+    -> [RequestRecord]
+  {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      let records = requests(pathPrefix: prefix)
+      if records.filter({ $0.end != nil }).count >= count || Date() > deadline { return records }
+      usleep(5_000)
+    }
+  }
+
+  /// Counts `count` body bytes handed to the kernel for the request logged at `index`, to
+  /// `path`, and notes when they went.
+  func countBody(_ path: String, _ count: Int64, index: Int) {
+    shared.withLock { s in
+      s.bodyBytes[path, default: 0] += count
+      if index >= 0 { s.records[index].lastBodyByte = Date() }
+    }
   }
 
   /// How many `/data` body bytes this server has sent for `path` (over every request and

@@ -329,7 +329,7 @@ private struct FaultExchange {
         guard connection.send(UnsafeRawBufferPointer(slice)) else { return false }
       }
       sent += piece
-      server.countBody(request.path, piece)
+      server.countBody(request.path, piece, index: index)
       if let drip, !pause(Double(piece) / drip) { return false }
     }
     if let dropAfter, sent >= dropAfter { return false }
@@ -358,7 +358,7 @@ private struct FaultExchange {
         frame.withUnsafeBytes({ connection.send($0) })
       else { return false }
       sent += Int64(piece)
-      server.countBody(request.path, Int64(piece))
+      server.countBody(request.path, Int64(piece), index: index)
     }
     return connection.send("0\r\n\r\n")
   }

@@ -8,6 +8,8 @@ import Testing
 struct FaultRun {
   var result: HaulResult
   var transfers: [Int: [String: Any]]
+  /// The report's `summary` object (empty when it has none).
+  var summary: [String: Any]
   var events: [[String: Any]]
 
   /// Reads `report.json` in `directory` (and the `--events` lines) after `result`.
@@ -20,6 +22,7 @@ struct FaultRun {
     var byLine: [Int: [String: Any]] = [:]
     for transfer in list { byLine[transfer["line"] as? Int ?? 0] = transfer }
     transfers = byLine
+    summary = report["summary"] as? [String: Any] ?? [:]
     events = (try? result.events()) ?? []
   }
 

@@ -97,8 +97,10 @@ struct CurlSmokeTests {
 
   @Test func cancelling_the_task_stops_a_slow_transfer_promptly() async throws {
     try await withSmokeServer { server, transport in
-      // Served at 1 MB/s (`/slow/`), so 4 MiB are far from done when the cancel comes.
-      try server.write([UInt8](repeating: 0, count: 4 * 1024 * 1024), at: "slow/big")
+      // Served at 1 MB/s (`/slow/`), so 32 MiB are far from done when the cancel comes, even
+      // when a loaded test pool wakes this task late from its sleep.
+      let size = 32 * 1024 * 1024
+      try server.write([UInt8](repeating: 0, count: size), at: "slow/big")
       let sink = CollectingSink()
       let task = Task { () async -> Result<TransferResponse, TransferError> in
         do throws(TransferError) {
@@ -113,7 +115,7 @@ struct CurlSmokeTests {
 
       let result = await task.value
       #expect(throws: TransferError(.cancelled, "the transfer was cancelled")) { try result.get() }
-      #expect(sink.bodyBytes < 4 * 1024 * 1024)
+      #expect(sink.bodyBytes < size)
     }
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HaulCore
 import HaulTestSupport
+import Synchronization
 import Testing
 
 /// Under `maxBytesPerSecond` the transport is paced as a whole, and pacing holds bytes, never
@@ -29,11 +30,15 @@ extension TransportConformance {
           #expect(big.bodyBytes >= 1_000_000, "the capped body did not start")
 
           let small = try FileTestSink(path: scratch.file("small.bin"))
+          let watched = WatchingSink(small, watching: big)
           let smallURL = server.dataURL("capped-small", size: 1_000, seed: 62)
-          let response = try await transport.perform(.download(smallURL), sink: small)
+          let response = try await transport.perform(.download(smallURL), sink: watched)
           #expect(response.head.status == 200)
           #expect(small.finish() == TestContent.sha256(seed: 62, count: 1_000))
-          #expect(big.bodyBytes < 200_000_000, "the small exchange waited for the big body")
+          // How far the big body was when the small one's last byte arrived (on the
+          // transport's thread, not when the test pool resumed this task).
+          let bigAtSmallEnd = watched.watchedBytesAtLastBody ?? .max
+          #expect(bigAtSmallEnd < 200_000_000, "the small exchange waited for the big body")
 
           streaming.cancel()
           let error = await failure { () async throws(TransferError) in
@@ -50,4 +55,31 @@ extension TransportConformance {
       }
     }
   }
+}
+
+/// A sink that writes through `inner` and notes, as each body piece arrives, how many body
+/// bytes `watched` (another exchange's sink) has: the order of two exchanges as the
+/// transport delivered them.
+private final class WatchingSink: ResponseSink {
+  let inner: FileTestSink
+  let watched: FileTestSink
+  private let seen = Mutex<Int64?>(nil)
+
+  init(_ inner: FileTestSink, watching watched: FileTestSink) {
+    self.inner = inner
+    self.watched = watched
+  }
+
+  func receive(head: ResponseHead) throws(TransferError) -> Bool {
+    try inner.receive(head: head)
+  }
+
+  func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
+    try inner.receive(body: body)
+    let bytes = watched.bodyBytes
+    seen.withLock { $0 = bytes }
+  }
+
+  /// `watched`'s body bytes when this sink's last body piece arrived (`nil` before any).
+  var watchedBytesAtLastBody: Int64? { seen.withLock { $0 } }
 }

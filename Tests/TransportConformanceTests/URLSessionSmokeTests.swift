@@ -177,17 +177,25 @@ import Testing
     try await withTransport { transport in
       let sink = try FileTestSink(path: directory.file("slow"))
       let slow = server.dataURL("slow", size: 10_000_000, seed: 4, options: ["drip": "100000"])
-      let started = Date()
       let work = Task { () throws(TransferError) -> TransferResponse in
         try await transport.perform(TransferRequest(url: slow), sink: sink)
       }
-      try await Task.sleep(for: .milliseconds(300))
+      // Cancelled once the body flows, so the server has the exchange to time.
+      let deadline = ContinuousClock.now + .seconds(30)
+      while sink.bodyBytes == 0 && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      #expect(sink.bodyBytes > 0, "no body byte arrived before cancelling")
+      let cancelled = Date()
       work.cancel()
       let result = await work.result
       #expect(throws: TransferError(.cancelled, "cancelled")) { try result.get() }
-      // Generous (a loaded test process shares one URLSession work queue); the whole
-      // transfer would take 100 s.
-      #expect(Date().timeIntervalSince(started) < 30)
+      // Timed up to the server's end of the response (the client's hang-up), not up to
+      // when the test pool resumed this task. Generous (the process's sessions share one
+      // URLSession work queue); the whole transfer would take 100 s.
+      let end = server.endedRequests(pathPrefix: "/data/slow").first?.end
+      let elapsed = try #require(end, "the server saw no hang-up").timeIntervalSince(cancelled)
+      #expect(elapsed < 30, "the connection was closed \(elapsed) s after the cancel")
     }
   }
 }
