@@ -206,15 +206,15 @@ extension TransportConformance {
             try await Task.sleep(for: .milliseconds(10))
           }
           #expect(sink.bodyBytes > 0, "no body byte arrived before cancelling")
-          let cancelled = Date()
+          let cancelled = ContinuousClock.now
           task.cancel()
           let result = await task.result
-          // Timed up to the server's end of the response (the client's hang-up), not up to
-          // when the test pool resumed this task. Generous: URLSession's sessions share one
-          // work queue; the transfer itself would take over 8 minutes.
-          let end = server.endedRequests(pathPrefix: "/data/slow").first?.end
-          let elapsed = try #require(end, "the server saw no hang-up").timeIntervalSince(cancelled)
-          #expect(elapsed < 30, "the connection was closed \(elapsed) s after the cancel")
+          let elapsed = ContinuousClock.now - cancelled
+          // What is timed is the caller's answer, so up to when the test pool resumed this
+          // task, which a loaded pool does seconds late (the server's log is no measure:
+          // URLSession may close the connection later still, once the session's work queue
+          // takes the cancel). Generous: the transfer itself would take over 8 minutes.
+          #expect(elapsed < .seconds(30), "cancellation took \(elapsed)")
           switch result {
           case .success(let response):
             Issue.record("expected cancelled, got status \(response.head.status)")
