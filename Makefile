@@ -12,10 +12,11 @@ DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx openssl tinypro
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Python packages of the S3 tests, from PyPI with the python3 on PATH (the one the tests
 # run): botocore signs requests for the differential SigV4 test, moto[server] is the S3 API
-# server of the S3 end-to-end tests. Checked by import, installed only if missing.
+# server of the S3 end-to-end tests, aiohttp-tus the tus 1.0 server of the resumable upload
+# tests (Tests/tus/tus_server.py). Checked by import, installed only if missing.
 PYTHON ?= python3
-PIP_PACKAGES := botocore 'moto[server]'
-PIP_IMPORTS := import botocore, moto.server
+PIP_PACKAGES := botocore 'moto[server]' aiohttp-tus
+PIP_IMPORTS := import botocore, moto.server, aiohttp_tus
 
 .PHONY: all deps build release test interop interop-deps demo bench bench-s3-deps bench-s3 install format lint clean
 

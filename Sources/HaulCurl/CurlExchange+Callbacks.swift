@@ -54,7 +54,10 @@ extension CurlExchange {
     // Lines after the final head are trailers of a chunked body; haul does not use them.
     guard head == nil else { return true }
     switch parser.consume(line) {
-    case .needMore, .interim:
+    case .needMore, .interim(nil):
+      return true
+    case .interim(let interim?):
+      sink.receive(interim: interim)
       return true
     case .complete(let head):
       if let refusal = proxyRefusal(head) {

@@ -3,8 +3,8 @@ import HaulCore
 /// Builds a `ResponseHead` from the header lines libcurl hands the header callback, one
 /// complete line (with its CRLF) per call.
 ///
-/// A status line starts a new response, so interim `1xx` responses (`100 Continue`) are
-/// dropped; the blank line ending a final response completes the head. Every byte of every
+/// A status line starts a new response, so an interim `1xx` response ends as a head of its
+/// own (`100 Continue` as none); the blank line ending a final response completes the head. Every byte of every
 /// line counts against `maxBytes`, so a server cannot grow the block without bound.
 ///
 /// Only the fields haul reads (`ResponseHead.fieldsRead`) are kept: a name is compared as
@@ -15,8 +15,9 @@ struct ResponseHeadParser {
   enum Step: Equatable {
     /// The line was taken in; more lines follow.
     case needMore
-    /// The line ended an interim (`1xx`) response, which was dropped.
-    case interim
+    /// The line ended an interim (`1xx`) response: its head, or `nil` for `100 Continue`,
+    /// which only libcurl acts on.
+    case interim(ResponseHead?)
     /// The line ended the final response's head.
     case complete(ResponseHead)
     /// The header block grew past `maxBytes`.
@@ -112,6 +113,13 @@ struct ResponseHeadParser {
     case (8, UInt8(ascii: "l")): candidates = ["location"]
     case (11, UInt8(ascii: "r")): candidates = ["retry-after", "repr-digest"]
     case (11, UInt8(ascii: "x")): candidates = ["x-goog-hash"]
+    case (11, UInt8(ascii: "t")): candidates = ["tus-version"]
+    case (12, UInt8(ascii: "u")): candidates = ["upload-limit"]
+    case (13, UInt8(ascii: "u")): candidates = ["upload-offset", "upload-length"]
+    case (13, UInt8(ascii: "t")): candidates = ["tus-extension"]
+    case (15, UInt8(ascii: "u")): candidates = ["upload-complete"]
+    case (22, UInt8(ascii: "t")): candidates = ["tus-checksum-algorithm"]
+    case (28, UInt8(ascii: "u")): candidates = ["upload-draft-interop-version"]
     case (12, UInt8(ascii: "c")): candidates = ["content-type"]
     case (13, UInt8(ascii: "c")): candidates = ["content-range"]
     case (13, UInt8(ascii: "l")): candidates = ["last-modified"]
@@ -152,9 +160,12 @@ struct ResponseHeadParser {
   private mutating func endOfBlock() -> Step {
     guard let status else { return .malformed }
     if (100..<200).contains(status) {
+      let interim =
+        status == 100
+        ? nil : ResponseHead(status: status, headers: fields, multiplexed: multiplexed)
       self.status = nil
       fields.removeAll(keepingCapacity: true)
-      return .interim
+      return .interim(interim)
     }
     return .complete(ResponseHead(status: status, headers: fields, multiplexed: multiplexed))
   }

@@ -59,6 +59,9 @@ private struct FaultExchange {
 
   /// Sends the response; returns whether the connection may carry another request.
   func respond() -> Bool {
+    if request.path.hasPrefix("/rufh/") {
+      return server.resumable(request, connection: connection, hit: hit, index: index)
+    }
     let isUpload =
       request.path.hasPrefix("/upload/") && (request.method == "PUT" || request.method == "POST")
     let divertsUpload =

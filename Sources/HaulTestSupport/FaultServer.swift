@@ -19,6 +19,7 @@ import Synchronization
 ///   lowercased, repeated fields joined with ", ").
 /// - `PUT|POST /upload/<name>`: stores the body's length and SHA-256 (see `upload(named:)`)
 ///   and answers 201 with them as JSON.
+/// - `/rufh/...`: the IETF resumable upload draft's server (see `FaultServer+Resumable.swift`).
 /// - Anything else: 404 with a small text body.
 ///
 /// Options (query parameters), on any route unless noted. A request's "hit" is how many
@@ -96,6 +97,9 @@ public final class FaultServer: Sendable {
     var maxInFlight = 0
     /// Requests with a `throttle` option being answered (see `FaultServer+Throttle.swift`).
     var throttledInFlight = 0
+    /// The resumable upload draft's upload resources (see `FaultServer+Resumable.swift`).
+    var resumable: [String: ResumableResource] = [:]
+    var nextResumableID = 0
   }
   let shared = Mutex(Shared())
   /// Threads serving connections (and the accept thread), so `stop()` can wait for them.

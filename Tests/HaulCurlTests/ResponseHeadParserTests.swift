@@ -73,15 +73,31 @@ struct ResponseHeadParserTests {
     #expect(parse(["HTTP/1.0 200 OK\r\n", "\r\n"]).last == .complete(ResponseHead(status: 200)))
   }
 
-  @Test func an_interim_response_is_dropped() {
+  @Test func a_100_continue_is_dropped() {
     let steps = parse([
       "HTTP/1.1 100 Continue\r\n", "X-Interim: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n",
       "Content-Length: 0\r\n", "\r\n",
     ])
-    #expect(steps[2] == .interim)
+    #expect(steps[2] == .interim(nil))
     #expect(
       steps.last
         == .complete(ResponseHead(status: 201, headers: [HTTPField("Content-Length", "0")])))
+  }
+
+  @Test func an_interim_response_other_than_100_continue_is_a_head_of_its_own() {
+    let steps = parse([
+      "HTTP/1.1 104 Upload Resumption Supported\r\n", "Location: /u/1\r\n",
+      "Upload-Draft-Interop-Version: 8\r\n", "\r\n", "HTTP/1.1 201 Created\r\n", "\r\n",
+    ])
+    #expect(
+      steps[3]
+        == .interim(
+          ResponseHead(
+            status: 104,
+            headers: [
+              HTTPField("Location", "/u/1"), HTTPField("Upload-Draft-Interop-Version", "8"),
+            ])))
+    #expect(steps.last == .complete(ResponseHead(status: 201)))
   }
 
   @Test func a_block_over_the_limit_is_refused() {

@@ -48,6 +48,9 @@ public struct Manifest: Sendable {
   /// with error -1000, a corelibs limit), so that the run stops before any transfer instead
   /// of spending every retry on it.
   public var refusesIPv6Literals: Bool
+  /// Whether a `"resumable": "ietf"` line is bad: set for a transport that cannot see the
+  /// draft's `104` interim responses (URLSession on Linux takes one for the final answer).
+  package var refusesResumableIETF = false
 
   /// - Parameters:
   ///   - path: the file to read.
@@ -103,6 +106,12 @@ public struct Manifest: Sendable {
         guard let checked else { continue }
         if refusesIPv6Literals, let problem = ipv6LiteralProblem(bytes, line: number) {
           throw error(line: number, problem)
+        }
+        if refusesResumableIETF, checked.resumable == .ietf {
+          throw error(
+            line: number,
+            "\"resumable\": \"ietf\" needs the curl transport: URLSession cannot read the"
+              + " draft's 104 interim responses")
         }
         if checked.operation == .upload,
           let problem =

@@ -56,6 +56,9 @@ public struct ManifestEntry: Sendable, Hashable {
   /// A folder to mirror (`"recursive": true`, `--recursive`): `url` ends in `/`, `path` is
   /// the local folder (ending in `/`), and the entry runs as the files its listing names.
   public var recursive: Bool
+  /// The resumable upload protocol the line names (`resumable`); an upload's only. `nil`
+  /// sends the file with one request (or through the run's `--resumable`).
+  public var resumable: ResumableProtocol?
   /// The digests the line itself gives (`sha256`, `sha512`, `sha1`, `md5`), lowercase hex.
   public var manifestDigests: DigestValues {
     get { parts.value.manifestDigests }
@@ -81,8 +84,10 @@ public struct ManifestEntry: Sendable, Hashable {
     line: Int, text: String, operation: Operation = .download, url: URL, mirrors: [URL] = [],
     path: String, method: String? = nil, size: Int64? = nil, sha256: String? = nil,
     headers: [HTTPField] = [], manifestDigests: DigestValues = DigestValues(),
-    checksumDigests: DigestValues = DigestValues(), recursive: Bool = false
+    checksumDigests: DigestValues = DigestValues(), recursive: Bool = false,
+    resumable: ResumableProtocol? = nil
   ) {
+    self.resumable = resumable
     var manifestDigests = manifestDigests
     if let sha256 { manifestDigests[.sha256] = sha256 }
     parts = CopyOnWriteBox(

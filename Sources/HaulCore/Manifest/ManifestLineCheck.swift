@@ -19,12 +19,15 @@ struct ManifestLineCheck {
   var url: URL?
   /// Whether it is a folder entry (`recursive`): a folder to mirror or to upload.
   var isFolder: Bool
+  /// The upload's `resumable` protocol, when the line names one.
+  var resumable: ResumableProtocol?
 
   init(
     line: Int, operation: ManifestEntry.Operation, path: String, method: String? = nil,
     size: Int64? = nil, digests: DigestValues = DigestValues(), isFolder: Bool = false,
-    url: URL?
+    url: URL?, resumable: ResumableProtocol? = nil
   ) {
+    self.resumable = resumable
     self.line = line
     self.operation = operation
     self.path = path

@@ -43,7 +43,8 @@ enum ManifestLineParser {
     return ManifestEntry(
       line: line, text: text, operation: fields.operation, url: try url(of: fields),
       mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
-      headers: fields.headers, manifestDigests: fields.digests, recursive: isFolder)
+      headers: fields.headers, manifestDigests: fields.digests, recursive: isFolder,
+      resumable: fields.resumable)
   }
 
   /// What validation needs of the line on `bytes`, or `nil` for a blank or comment line;
@@ -71,7 +72,8 @@ enum ManifestLineParser {
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
       size: fields.size, digests: fields.digests, isFolder: isFolder,
-      url: fields.operation == .upload ? try url(of: fields) : fields.url)
+      url: fields.operation == .upload ? try url(of: fields) : fields.url,
+      resumable: fields.resumable)
   }
 
   /// The line without the JSON white space around it (spaces, tabs and carriage returns: a
@@ -156,6 +158,9 @@ enum ManifestLineParser {
     throws(ManifestLineError) -> String
   {
     if fields.operation == .upload {
+      guard fields.resumable == nil else {
+        throw ManifestLineError("a folder upload is not resumable: each file goes with PUT")
+      }
       guard fields.path != nil else {
         throw ManifestLineError("a folder upload needs \"path\", a local folder ending in \"/\"")
       }
@@ -238,10 +243,17 @@ enum ManifestLineParser {
     switch fields.operation {
     case .download:
       if fields.method != nil { throw ManifestLineError("\"method\" is only for uploads") }
+      if fields.resumable != nil {
+        throw ManifestLineError("\"resumable\" is only for uploads")
+      }
       if let path = fields.path { return path }
       return try defaultPath(for: try url(of: fields))
     case .upload:
       guard let path = fields.path else { throw ManifestLineError("an upload needs \"path\"") }
+      if fields.resumable != nil, fields.method != nil {
+        throw ManifestLineError(
+          "\"method\" cannot be given with \"resumable\": the protocol fixes the methods")
+      }
       return path
     }
   }

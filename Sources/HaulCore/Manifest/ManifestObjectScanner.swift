@@ -26,6 +26,8 @@ struct ManifestObjectScanner {
     var headers: [HTTPField] = []
     /// `recursive`, when given.
     var recursive: Bool?
+    /// `resumable`, when given.
+    var resumable: ResumableProtocol?
     /// How many mirrors the line gives, built or not.
     var mirrorCount = 0
   }
@@ -33,6 +35,7 @@ struct ManifestObjectScanner {
   /// The fields of an entry, by the key that names each.
   private enum Field {
     case url, path, op, method, size, sha256, sha512, sha1, md5, headers, mirrors, recursive
+    case resumable
 
     /// The field whose key is spelled `key` (UTF-8), if any: told apart by the first byte and
     /// the length (and the last byte where those agree), then compared in full.
@@ -48,7 +51,8 @@ struct ManifestObjectScanner {
       case (UInt8(ascii: "s"), 4): field = key[3] == UInt8(ascii: "e") ? .size : .sha1
       case (UInt8(ascii: "s"), _): field = key.last == UInt8(ascii: "6") ? .sha256 : .sha512
       case (UInt8(ascii: "h"), _): field = .headers
-      case (UInt8(ascii: "r"), _): field = .recursive
+      case (UInt8(ascii: "r"), _):
+        field = key.count > 2 && key[2] == UInt8(ascii: "s") ? .resumable : .recursive
       default: return nil
       }
       let name = field.key
@@ -73,6 +77,7 @@ struct ManifestObjectScanner {
       case .headers: "headers"
       case .mirrors: "mirrors"
       case .recursive: "recursive"
+      case .resumable: "resumable"
       }
     }
 
@@ -91,6 +96,7 @@ struct ManifestObjectScanner {
       case .sha1: 1 << 9
       case .md5: 1 << 10
       case .recursive: 1 << 11
+      case .resumable: 1 << 12
       }
     }
 
@@ -101,7 +107,7 @@ struct ManifestObjectScanner {
       case .sha512: .sha512
       case .sha1: .sha1
       case .md5: .md5
-      case .url, .path, .op, .method, .size, .headers, .mirrors, .recursive: nil
+      case .url, .path, .op, .method, .size, .headers, .mirrors, .recursive, .resumable: nil
       }
     }
   }
@@ -292,6 +298,12 @@ struct ManifestObjectScanner {
         return note("\"recursive\" must be true or false, not \(value.kindName)")
       }
       fields.recursive = flag
+    case .resumable:
+      guard let string = try string(field) else { return }
+      guard let kind = ResumableProtocol(rawValue: string) else {
+        return note("\"resumable\" must be \"tus\" or \"ietf\"")
+      }
+      fields.resumable = kind
     }
   }
 

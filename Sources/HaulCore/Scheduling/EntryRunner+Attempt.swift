@@ -86,12 +86,18 @@ extension EntryRunner {
     ).map { $0 }
   }
 
-  /// Carries `job`'s transfer from `url` in parts: a segmented download, or a multipart
-  /// upload; `nil` when the download cannot be split (see `downloadSegmented`).
+  /// Carries `job`'s transfer from `url` in parts: a segmented download, a resumable or a
+  /// multipart upload; `nil` when the download cannot be split (see `downloadSegmented`).
   private func transferInParts(_ job: EntryJob, on url: URL) async -> Result<Success, Failure>? {
     if let local = job.local {
       return await downloadSegmented(
         job.entry, from: url, into: local, counter: job.counter, job: job)
+    }
+    if let kind = options.resumable.resumable(job.entry) {
+      return await ResumableUpload(
+        runner: self, job: job, url: url, source: uploadPath(job.entry), kind: kind,
+        options: options.resumable
+      ).run()
     }
     guard let multipart = options.s3Multipart else { return nil }
     return await S3MultipartUpload(

@@ -18,8 +18,10 @@ extension EntryRunner {
     return Int64(info.st_size)
   }
 
-  /// Whether an upload of `entry` to `url` goes in parts (`S3MultipartUpload`), in a task.
+  /// Whether an upload of `entry` to `url` goes in parts, in a task: through a resumable
+  /// protocol (`ResumableUpload`) or as an S3 multipart upload (`S3MultipartUpload`).
   func goesInParts(_ entry: ManifestEntry, to url: URL) -> Bool {
+    if options.resumable.resumable(entry) != nil { return true }
     guard options.s3Multipart != nil, entry.operation == .upload else { return false }
     return S3MultipartUpload.applies(
       entry, url: url, options: options.s3Multipart, path: uploadPath(entry))

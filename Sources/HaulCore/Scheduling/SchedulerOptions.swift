@@ -83,6 +83,8 @@ public struct SchedulerOptions: Sendable {
   package var s3Multipart: S3MultipartOptions?
   /// How folder entries are expanded (`--depth`).
   package var folders = FolderOptions()
+  /// How uploads through a resumable protocol go (`--resumable`, `--abort-incomplete`).
+  package var resumable = ResumableOptions()
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,

@@ -21,7 +21,9 @@ public struct ResponseHead: Sendable, Hashable {
   public static let fieldsRead: [String] = [
     "content-length", "content-range", "content-type", "content-encoding", "etag",
     "last-modified", "location", "retry-after", "repr-digest", "content-digest", "digest",
-    "x-goog-hash", "x-amz-checksum-sha256", "transfer-encoding",
+    "x-goog-hash", "x-amz-checksum-sha256", "transfer-encoding", "upload-offset",
+    "upload-length", "upload-complete", "upload-limit", "upload-draft-interop-version",
+    "tus-version", "tus-extension", "tus-checksum-algorithm",
   ]
 
   /// The first value of header `name` (ASCII case ignored).

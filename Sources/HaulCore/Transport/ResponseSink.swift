@@ -20,8 +20,15 @@ public protocol ResponseSink: AnyObject, Sendable {
   /// Called as an upload's body goes out, with the total request-body bytes sent so far in
   /// this exchange; for progress only. Must be cheap: it may be called per chunk.
   func sent(totalBytes: Int64)
+
+  /// Called for each interim (`1xx`) response other than `100 Continue` that arrives before
+  /// the final head, such as the resumable upload draft's `104`; a transport that cannot
+  /// see interim responses never calls it.
+  func receive(interim head: ResponseHead)
 }
 
 extension ResponseSink {
   public func sent(totalBytes: Int64) {}
+
+  public func receive(interim head: ResponseHead) {}
 }

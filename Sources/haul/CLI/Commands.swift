@@ -85,11 +85,15 @@ enum Commands {
         "exclude", value: "GLOB", repeatable: true,
         help: "folders: leave out files whose path below the folder matches"),
       OptionSpec(
+        "resumable", value: "PROTOCOL",
+        help: "send every file upload through tus (1.0) or ietf (the resumable upload draft)"),
+      OptionSpec(
         "multipart-threshold", value: "SIZE", default: "64M",
         help: "S3 uploads larger than SIZE go in parts, resumable across runs"),
       OptionSpec("part-size", value: "SIZE", default: "16M", help: "the size of each part (5M-5G)"),
       OptionSpec(
-        "abort-incomplete", help: "abort a failed multipart upload instead of keeping it"),
+        "abort-incomplete",
+        help: "cancel a failed multipart or resumable upload instead of keeping it"),
       OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),
       OptionSpec(
         "events", help: "JSON Lines events on standard output instead of the progress display"),

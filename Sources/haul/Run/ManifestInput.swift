@@ -52,6 +52,7 @@ final class ManifestInput {
       path: path, displayName: displayName, outputDirectory: output, checksums: checksums, s3: s3,
       refusesIPv6Literals: transports.contains(where: TransportFactory.refusesIPv6Literals))
     manifest.recursive = recursive
+    manifest.refusesResumableIETF = transports.contains(where: TransportFactory.refusesIETFUploads)
     return manifest
   }
 

@@ -52,6 +52,8 @@ struct RunOptions: Sendable {
   var recursive = false
   /// `--depth`, `--include`, `--exclude`: how folders are expanded.
   var folders = FolderOptions()
+  /// `--resumable` and `--abort-incomplete`, for uploads through a resumable protocol.
+  var resumable = ResumableOptions()
 
   /// What `--s3`, `--s3-endpoint`, `--s3-region` and `--s3-addressing` asked for; resolved
   /// with the credentials by `S3Setup` when the run starts.
@@ -131,6 +133,18 @@ struct RunOptions: Sendable {
     }
     checksums = try RunOptions.checksumFiles(parsed, command: "run")
     s3 = try RunOptions.s3Choice(parsed)
+    if let text = parsed.value("resumable") {
+      guard let kind = ResumableProtocol(rawValue: text) else {
+        throw UsageError("--resumable must be tus or ietf, not '\(text)'", command: "run")
+      }
+      if kind == .ietf, TransportFactory.refusesIETFUploads(transport) {
+        throw UsageError(
+          "--resumable ietf needs --transport curl: URLSession cannot read the draft's 104"
+            + " interim responses", command: "run")
+      }
+      resumable.protocolForUploads = kind
+    }
+    resumable.abortIncomplete = parsed.has("abort-incomplete")
     if s3 != nil, authCommand != nil {
       throw UsageError("--s3 and --auth-command cannot be combined", command: "run")
     }
@@ -174,6 +188,7 @@ struct RunOptions: Sendable {
     options.refresh = refresh
     options.s3Listing = s3.map { S3PrefixListing(pageSize: $0.pageSize) }
     options.folders = folders
+    options.resumable = resumable
     return options
   }
 
@@ -218,9 +233,6 @@ struct RunOptions: Sendable {
     guard parsed.has("s3") else {
       if let given = settings.first(where: { parsed.value($0) != nil }) {
         throw UsageError("--\(given) needs --s3", command: "run")
-      }
-      if parsed.has("abort-incomplete") {
-        throw UsageError("--abort-incomplete needs --s3", command: "run")
       }
       return nil
     }

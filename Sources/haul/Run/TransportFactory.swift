@@ -20,6 +20,16 @@ enum TransportFactory {
     }
   }
 
+  /// Whether uploads through the IETF resumable upload draft are refused before any transfer
+  /// with `choice` (`Manifest.refusesResumableIETF`): URLSession on Linux takes an interim
+  /// response for the final one, so the draft's `104` would fail every creation request.
+  static func refusesIETFUploads(_ choice: TransportChoice) -> Bool {
+    switch choice {
+    case .curl: false
+    case .urlsession: true
+    }
+  }
+
   /// The usage error for `--cacert` with `choice`, or nil when `choice` applies it.
   static func extraCACertificatesRefusal(_ choice: TransportChoice, command: String)
     -> UsageError?

@@ -1,0 +1,69 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What a resumable upload left on disk for a later attempt or run: the protocol, the
+/// endpoint it was created at, the upload's URL on the server, the source file's size and
+/// modification time when it began (a changed file starts over), and the offset the server
+/// last acknowledged. The offset is for people reading the file: an attempt always asks the
+/// server.
+///
+/// Kept in the output directory's `.haul/uploads/`, as `S3MultipartState` is, named by a
+/// digest of the protocol, the URL and the entry's path; written whole to a temporary name
+/// and renamed over the old state, so a crash leaves the old state or the new one.
+struct ResumableState: Codable, Sendable, Hashable {
+  var protocolName: String
+  var url: String
+  var location: String
+  var size: Int64
+  var modified: Double
+  var offset: Int64
+
+  /// The state file of the upload of `path` to `url` through `kind` in `directory`.
+  static func path(directory: String, kind: ResumableProtocol, url: URL, path: String) -> String {
+    let name = SHA256.hex(of: Array("\(kind.rawValue)\n\(url.absoluteString)\n\(path)".utf8))
+    return directory + "/.haul/uploads/" + name.prefix(32) + ".json"
+  }
+
+  /// The state at `path`, `nil` when there is none or it cannot be read.
+  static func read(_ path: String) -> ResumableState? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    return try? JSONDecoder().decode(ResumableState.self, from: data)
+  }
+
+  /// Writes the state to `path` (its folder made as needed) through a temporary file.
+  func write(to path: String) throws(TransferError) {
+    try Self.makeFolder(of: path)
+    guard let data = try? JSONEncoder().encode(self) else {
+      throw TransferError(.io, "cannot encode the upload state")
+    }
+    let temporary = path + ".tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw FileErrors.error(errno, "cannot write the upload state") }
+    defer { close(fd) }
+    let written = data.withUnsafeBytes { writeAll(fd, $0) }
+    guard written, fsync(fd) == 0, rename(temporary, path) == 0 else {
+      throw FileErrors.error(errno, "cannot write the upload state")
+    }
+  }
+
+  /// Makes the folder of the state file at `path` (`.haul/uploads`) when it is missing.
+  static func makeFolder(of path: String) throws(TransferError) {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw TransferError(.io, "cannot make the upload state folder .haul/uploads")
+    }
+  }
+
+  /// Removes the state file at `path`, if any.
+  static func remove(_ path: String) {
+    unlink(path)
+  }
+}
