@@ -32,6 +32,8 @@ import HaulCore
 /// - `dropCreate=N` *fault*: close the creation request's connection after N content bytes
 ///   (they are kept: the offset is N).
 /// - `dropAppend=N` *fault*: the same for an append.
+/// - `locationOrigin=O`: the resource's `Location` names origin O (another server) instead
+///   of this one, for tests of what goes to another origin.
 /// - `gone=1`: a `HEAD` or `PATCH` of a resource whose creation request's hit was below
 ///   `times` (every one without `times`) is answered 410, as a server that no longer knows
 ///   the upload.
@@ -138,7 +140,9 @@ private struct ResumableExchange {
         name: name, length: uploadLength, creationHit: hit)
       return id
     }
-    let location = server.origin + "/rufh/u/\(id)" + (request.query.map { "?" + $0 } ?? "")
+    let location =
+      (options["locationOrigin"] ?? server.origin) + "/rufh/u/\(id)"
+      + (request.query.map { "?" + $0 } ?? "")
     if speaksInterop, options["interim"] != "0" {
       let head =
         "HTTP/1.1 104 Upload Resumption Supported\r\nLocation: \(location)\r\n"

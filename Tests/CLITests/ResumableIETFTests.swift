@@ -122,6 +122,43 @@ struct ResumableIETFTests {
     #expect(statuses.dropFirst().allSatisfy { $0 < 300 }, "\(statuses)")
   }
 
+  @Test func the_entrys_headers_go_to_the_creation_origin_only() async throws {
+    let server = try FaultServer.started()
+    defer { server.stop() }
+    let other = try FaultServer.started(host: "127.0.0.2")
+    defer { other.stop() }
+    let directory = try TemporaryDirectory(prefix: "haul-ietf-origin")
+    defer { directory.remove() }
+    try FileManager.default.createDirectory(
+      atPath: directory.file("out"), withIntermediateDirectories: true)
+    _ = try TestContent.writeFile(at: directory.file("out/a.bin"), seed: 47, count: Self.chunk + 1)
+    let target = server.url(
+      "/rufh/a?locationOrigin=\(FaultServer.percentEncoded(other.origin))")
+    let manifest = try writeManifest(
+      [
+        try manifestLine([
+          "url": target.absoluteString, "op": "upload", "path": "a.bin", "resumable": "ietf",
+          "headers": ["Authorization": "Bearer entry-secret"],
+        ])
+      ], in: directory)
+
+    let run = try await HaulBinary.run(
+      ["run", manifest, "-o", "out", "--retries", "0", "--header", "X-Run: run-secret"],
+      in: directory)
+
+    #expect(run.status == 1, "the other server knows no such upload: \(run.stderr)")
+    let created = server.requests(pathPrefix: "/rufh/a")
+    #expect(!created.isEmpty)
+    #expect(created.allSatisfy { $0.headers.value(for: "Authorization") == "Bearer entry-secret" })
+    let elsewhere = other.requests(pathPrefix: "/rufh/u/")
+    #expect(!elsewhere.isEmpty, "the upload resource was asked on the other origin")
+    for request in elsewhere {
+      #expect(request.headers.value(for: "Authorization") == nil, "\(request.headers)")
+      #expect(request.headers.value(for: "X-Run") == nil, "\(request.headers)")
+      #expect(request.headers.value(for: "Upload-Draft-Interop-Version") == "8")
+    }
+  }
+
   @Test func urlsession_is_refused_at_the_start() async throws {
     let directory = try TemporaryDirectory(prefix: "haul-ietf-urlsession")
     defer { directory.remove() }

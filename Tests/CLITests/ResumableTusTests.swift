@@ -35,6 +35,25 @@ struct ResumableTusTests {
     return (object["offset"] as? NSNumber)?.int64Value ?? 0
   }
 
+  /// Starts `arguments` slowed by `--max-rate` and SIGKILLs haul once the state file records
+  /// 3 chunks acknowledged; the offset recorded then.
+  func uploadAndKill(_ arguments: [String], _ directory: TemporaryDirectory) async throws
+    -> Int64
+  {
+    let running = try HaulBinary.start(arguments + ["--max-rate", "8M"], in: directory)
+    await whenOffPool(
+      { recordedOffset(directory) >= 3 * Self.chunk || !running.process.isRunning },
+      timeout: 60, every: 0.02, then: { running.send(SIGKILL) })
+    let killed = try await running.finish(timeout: 20)
+    #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
+    return recordedOffset(directory)
+  }
+
+  /// The uploads the server holds unfinished.
+  func unfinished(_ tus: TusFixture) -> [String] {
+    (try? FileManager.default.contentsOfDirectory(atPath: tus.file(".resources"))) ?? []
+  }
+
   func bytes(_ run: FaultRun) -> Int64 {
     (run.transfers[1]?["bytes"] as? NSNumber)?.int64Value ?? -1
   }
@@ -74,14 +93,7 @@ struct ResumableTusTests {
       let arguments = [
         "run", manifest, "-o", "out", "--transport", transport, "--report", "report.json", "-q",
       ]
-      let running = try HaulBinary.start(
-        arguments + ["--max-rate", "8M"], in: directory)
-      await whenOffPool(
-        { recordedOffset(directory) >= 3 * Self.chunk || !running.process.isRunning },
-        timeout: 60, every: 0.02, then: { running.send(SIGKILL) })
-      let killed = try await running.finish(timeout: 20)
-      #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
-      let recorded = recordedOffset(directory)
+      let recorded = try await uploadAndKill(arguments, directory)
       #expect(recorded >= 3 * Self.chunk && recorded < size)
 
       let rerun = try FaultRun(
@@ -92,6 +104,52 @@ struct ResumableTusTests {
       let sent = bytes(rerun)
       #expect(sent <= size - recorded, "only what the server lacked: \(sent)")
       #expect(sent >= size - recorded - Self.chunk, "at most one chunk more was stored: \(sent)")
+    }
+  }
+
+  @Test func a_source_changed_since_the_killed_run_terminates_the_old_upload() async throws {
+    try await TusFixture.with { tus in
+      let directory = try TemporaryDirectory(prefix: "haul-tus-changed")
+      defer { directory.remove() }
+      let size = 10 * Self.chunk
+      _ = try prepare(directory, size: size, seed: 36)
+      let manifest = try manifest(tus, in: directory)
+      let arguments = ["run", manifest, "-o", "out", "--report", "report.json", "-q"]
+      _ = try await uploadAndKill(arguments, directory)
+      #expect(unfinished(tus).count == 1)
+      let digest = try TestContent.writeFile(
+        at: directory.file("out/big.bin"), seed: 37, count: size)
+
+      let rerun = try FaultRun(
+        try await HaulBinary.run(arguments, in: directory), reportIn: directory)
+
+      #expect(rerun.result.status == 0, "\(rerun.describe(1))")
+      #expect(bytes(rerun) == size, "the new file is sent whole")
+      #expect(FileDigest(path: tus.file("big.bin"))?.sha256 == digest)
+      #expect(unfinished(tus).isEmpty, "the old upload was terminated: \(unfinished(tus))")
+    }
+  }
+
+  @Test func an_upload_the_server_forgot_starts_anew() async throws {
+    try await TusFixture.with { tus in
+      let directory = try TemporaryDirectory(prefix: "haul-tus-forgot")
+      defer { directory.remove() }
+      let size = 10 * Self.chunk
+      let digest = try prepare(directory, size: size, seed: 38)
+      let manifest = try manifest(tus, in: directory)
+      let arguments = ["run", manifest, "-o", "out", "--report", "report.json", "-q"]
+      _ = try await uploadAndKill(arguments, directory)
+      for folder in [".resources", ".metadata"] {
+        try FileManager.default.removeItem(atPath: tus.file(folder))
+      }
+      try tus.restart()
+
+      let rerun = try FaultRun(
+        try await HaulBinary.run(arguments, in: directory), reportIn: directory)
+
+      #expect(rerun.result.status == 0, "\(rerun.describe(1))")
+      #expect(bytes(rerun) == size, "a new upload, sent whole")
+      #expect(FileDigest(path: tus.file("big.bin"))?.sha256 == digest)
     }
   }
 
