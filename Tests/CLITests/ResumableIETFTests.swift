@@ -98,6 +98,48 @@ struct ResumableIETFTests {
     #expect(offsets == ["\(Self.chunk)", "\(Self.chunk + 300_000)", "\(2 * Self.chunk + 300_000)"])
   }
 
+  @Test func a_killed_upload_resumes_from_the_last_byte_the_server_kept() async throws {
+    let server = try FaultServer.started()
+    defer { server.stop() }
+    let directory = try TemporaryDirectory(prefix: "haul-ietf-kill")
+    defer { directory.remove() }
+    try FileManager.default.createDirectory(
+      atPath: directory.file("out"), withIntermediateDirectories: true)
+    let size = 10 * Self.chunk
+    let digest = try TestContent.writeFile(
+      at: directory.file("out/big.bin"), seed: 48, count: size)
+    let manifest = try writeManifest(
+      [
+        try manifestLine([
+          "url": server.url("/rufh/killed").absoluteString, "op": "upload", "path": "big.bin",
+          "resumable": "ietf",
+        ])
+      ], in: directory)
+    let arguments = ["run", manifest, "-o", "out", "--report", "report.json", "-q"]
+    let running = try HaulBinary.start(arguments + ["--max-rate", "8M"], in: directory)
+    await whenOffPool(
+      { server.requests(pathPrefix: "/rufh/u/").count >= 3 || !running.process.isRunning },
+      timeout: 60, every: 0.02, then: { running.send(SIGKILL) })
+    let killed = try await running.finish(timeout: 20)
+    #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
+    let before = server.requests(pathPrefix: "/rufh/").count
+
+    let rerun = try FaultRun(
+      try await HaulBinary.run(arguments, in: directory), reportIn: directory)
+
+    #expect(rerun.result.status == 0, "\(rerun.describe(1))")
+    #expect(server.upload(named: "killed")?.sha256 == digest)
+    let after = Array(server.requests(pathPrefix: "/rufh/").dropFirst(before))
+    #expect(after.first?.method == "HEAD", "the rerun asks for the offset first")
+    let resumedAt = try #require(
+      after.first { $0.method == "PATCH" }?.headers.value(for: "Upload-Offset").flatMap {
+        Int64($0)
+      })
+    #expect(resumedAt >= 2 * Self.chunk, "the bytes of the cut append were kept: \(resumedAt)")
+    let bytes = (rerun.transfers[1]?["bytes"] as? NSNumber)?.int64Value
+    #expect(bytes == size - resumedAt, "only what the server lacked")
+  }
+
   @Test func a_server_that_forgot_the_upload_gets_a_new_one() async throws {
     let server = try FaultServer.started()
     defer { server.stop() }
@@ -182,6 +224,18 @@ struct ResumableIETFTests {
       in: directory)
     #expect(option.status == 2)
     #expect(option.stderr.contains("--resumable ietf needs --transport curl"), "\(option.stderr)")
+  }
+
+  @Test func an_unknown_protocol_is_a_usage_error_and_help_names_both() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-resumable-usage")
+    defer { directory.remove() }
+    let manifest = try writeManifest(["http://127.0.0.1:9/a"], in: directory)
+    let run = try await HaulBinary.run(["run", manifest, "--resumable", "s3"], in: directory)
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("--resumable must be tus or ietf, not 's3'"), "\(run.stderr)")
+    let help = try await HaulBinary.run(["run", "--help"], in: directory)
+    #expect(help.stdout.contains("--resumable PROTOCOL"), "\(help.stdout)")
+    #expect(help.stdout.contains("tus or ietf"), "\(help.stdout)")
   }
 
   @Test func a_resumable_line_with_a_method_is_a_bad_line() async throws {

@@ -1,3 +1,5 @@
+import HaulCore
+
 /// The command tables: every command's options, from which parsing and help are derived.
 enum Commands {
   static let help = OptionSpec("help", short: "h", help: "show this help")
@@ -85,8 +87,8 @@ enum Commands {
         "exclude", value: "GLOB", repeatable: true,
         help: "folders: leave out files whose path below the folder matches"),
       OptionSpec(
-        "resumable", value: "PROTOCOL",
-        help: "send every file upload through tus (1.0) or ietf (the resumable upload draft)"),
+        "resumable", value: "PROTOCOL", choices: ResumableProtocol.allCases.map(\.rawValue),
+        help: "send every file upload through this resumable upload protocol"),
       OptionSpec(
         "multipart-threshold", value: "SIZE", default: "64M",
         help: "S3 uploads larger than SIZE go in parts, resumable across runs"),
