@@ -82,6 +82,26 @@ struct ResumableTusTests {
     }
   }
 
+  @Test func the_run_option_sends_a_plain_upload_line_through_tus() async throws {
+    try await TusFixture.with { tus in
+      let directory = try TemporaryDirectory(prefix: "haul-tus-option")
+      defer { directory.remove() }
+      let digest = try prepare(directory, size: Self.chunk + 9, seed: 39)
+      let manifest = try writeManifest(
+        [
+          try manifestLine([
+            "url": tus.creationURL.absoluteString, "op": "upload", "path": "big.bin",
+          ])
+        ], in: directory)
+
+      let run = try await HaulBinary.run(
+        ["run", manifest, "-o", "out", "--resumable", "tus", "-q"], in: directory)
+
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(FileDigest(path: tus.file("big.bin"))?.sha256 == digest)
+    }
+  }
+
   @Test(arguments: transports)
   func a_killed_upload_resumes_from_the_offset_the_server_names(transport: String) async throws {
     try await TusFixture.with { tus in

@@ -61,6 +61,21 @@ struct IETFUploadMachineTests {
     #expect(isFinished(draft.answered(head(200))), "a plain success completes it")
   }
 
+  @Test func a_104_during_an_append_tells_the_offset_reached_and_names_no_resource() throws {
+    var draft = machine()
+    _ = draft.start(recorded: resource)
+    _ = draft.answered(head(204, [("Upload-Offset", "0"), ("Upload-Complete", "?0")]))
+    draft.interim(interim([("Upload-Offset", "3"), ("Location", "/uploads/other")]))
+    #expect(draft.offset == 3 && draft.location == resource)
+    draft.interim(interim([("Upload-Offset", "99")]))
+    #expect(draft.offset == 3, "an offset past the file is ignored")
+    guard case .failed = draft.exchangeFailed(TransferError(.connection, "reset")) else {
+      Issue.record("not failed")
+      return
+    }
+    #expect(draft.offset == 3, "what the server acknowledged stays for the state file")
+  }
+
   @Test func a_104_of_another_interop_version_is_ignored() throws {
     var draft = machine()
     _ = draft.start(recorded: nil)
