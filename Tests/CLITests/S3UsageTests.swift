@@ -30,6 +30,8 @@ struct S3UsageTests {
     (["--s3", "--s3-addressing", "dns"], "--s3-addressing must be path or virtual"),
     (["--s3", "--s3-endpoint", "ftp://h"], "--s3-endpoint 'ftp://h' is not an http(s) URL"),
     (["--s3", "--auth-command", "echo t"], "--s3 and --auth-command cannot be combined"),
+    (["--part-concurrency", "2"], "--part-concurrency needs --s3"),
+    (["--s3", "--part-concurrency", "0"], "--part-concurrency must be 1 to 64, not '0'"),
     (["--s3"], "--s3: no AWS credentials"),
   ])
   func bad_s3_options_are_usage_errors(arguments: [String], message: String) async throws {

@@ -14,13 +14,14 @@ import Foundation
 /// page by page), and sends only the others; a source whose size or modification time
 /// changed since aborts the old upload (`AbortMultipartUpload`) and starts over, as does an
 /// upload the server no longer knows (`NoSuchUpload`). A failed attempt leaves the upload
-/// and its state for the next one, and says so in its message; with `abortIncomplete` it
-/// aborts the upload and removes the state instead.
+/// and its state for the next one, and says so in its message; with `abortIncomplete` the
+/// entry aborts it once it has failed for good (`abandon`), never at an attempt it retries.
 ///
-/// Parts go one after another, each copied into a part file under `.haul/uploads/` and sent
-/// as that file's body (the transports send whole files), through `EntryRunner.send`: signed
-/// as every request to the endpoint is, with the part's bytes counted in the entry's
-/// progress. Runs in the entry's task, holding its one slot.
+/// Parts go up to `partConcurrency` at once, each sent straight from its range of the
+/// source (`RequestBody` with an offset: no copy), in a slot of its own, through
+/// `EntryRunner.send`: signed as every request to the endpoint is, with the part's bytes
+/// counted in the entry's progress (see `S3MultipartUpload+Parts.swift`). The state records
+/// a part once the server has acknowledged it, never before. Runs in the entry's task.
 struct S3MultipartUpload {
   let runner: EntryRunner
   let job: EntryJob
@@ -30,7 +31,7 @@ struct S3MultipartUpload {
 
   private var entry: ManifestEntry { job.entry }
 
-  private var statePath: String {
+  var statePath: String {
     S3MultipartState.path(directory: runner.options.outputDirectory, url: url, path: entry.path)
   }
 
@@ -72,17 +73,28 @@ struct S3MultipartUpload {
       S3MultipartState.remove(statePath)
       return .success(AttemptSuccess(sha256: nil))
     case .failure(var failure):
-      if options.abortIncomplete {
-        _ = await exchange("DELETE", query: [("uploadId", state.uploadID)])
-        S3MultipartState.remove(statePath)
-        failure.error.message += "; the multipart upload was aborted"
-      } else {
+      if !options.abortIncomplete {
         failure.error.message +=
           "; the multipart upload is kept (\(state.parts.count) parts sent): "
           + "a rerun sends only the missing parts"
       }
       return .failure(failure)
     }
+  }
+
+  /// Aborts the upload recorded for this entry and URL, if any, and removes its state:
+  /// `--abort-incomplete` once the entry has failed for good. Takes a slot for the request.
+  /// Whether an upload was aborted.
+  func abandon() async -> Bool {
+    guard let state = S3MultipartState.read(statePath), state.url == url.absoluteString else {
+      return false
+    }
+    let host = runner.state.hostID(of: url)
+    guard await runner.acquireSlot(host: host) else { return false }
+    _ = await exchange("DELETE", query: [("uploadId", state.uploadID)])
+    runner.releaseSlot(host: host)
+    S3MultipartState.remove(statePath)
+    return true
   }
 
   // MARK: Steps
@@ -154,45 +166,27 @@ struct S3MultipartUpload {
     }
   }
 
-  /// Sends the parts the state lacks, then completes the upload.
+  /// Sends the parts the state lacks (`sendParts`), then completes the upload.
   private func send(_ state: inout S3MultipartState, size: Int64) async -> Result<
     Void, AttemptFailure
   > {
     let count = Int(max(1, (size + state.partSize - 1) / state.partSize))
     let done = Set(state.parts.map(\.number))
-    job.counter.store(
-      state.parts.reduce(0) {
-        $0 + Self.length(ofPart: $1.number, size: size, partSize: state.partSize)
-      })
-    let partFile = statePath + ".part"
-    defer { unlink(partFile) }
-    for number in 1...count where !done.contains(number) {
-      let length = Self.length(ofPart: number, size: size, partSize: state.partSize)
-      do throws(TransferError) {
-        try Self.copy(
-          source, from: Int64(number - 1) * state.partSize, length: length, to: partFile)
-      } catch {
-        return .failure(AttemptFailure(error: error))
-      }
-      let answer: S3Answer
-      switch await exchange(
-        "PUT", query: [("partNumber", "\(number)"), ("uploadId", state.uploadID)],
-        body: RequestBody(path: partFile, length: length), countsProgress: true)
-      {
-      case .success(let value): answer = value
-      case .failure(let failure): return .failure(failure)
-      }
-      guard let etag = answer.head.value(for: "ETag"), !etag.isEmpty else {
-        return .failure(Self.protocolFailure("UploadPart gave no ETag"))
-      }
-      state.parts.append(.init(number: number, etag: etag))
-      job.counter.store(job.counter.present + length)
-      do throws(TransferError) {
-        try state.write(to: statePath)
-      } catch {
-        return .failure(AttemptFailure(error: error))
-      }
+    let missing = (1...count).filter { !done.contains($0) }
+    job.counter.store(Self.acknowledgedBytes(state, size: size))
+    if !missing.isEmpty {
+      let host = runner.state.hostID(of: url)
+      runner.releaseSlot(host: host)
+      let failure = await sendParts(missing, of: &state, size: size, host: host)
+      let reacquired = await runner.acquireSlot(host: host)
+      if let failure { return .failure(failure) }
+      guard reacquired else { return .failure(AttemptFailure(error: Scheduler.cancelledError)) }
     }
+    return await complete(state)
+  }
+
+  /// Sends `CompleteMultipartUpload` with every part of `state`.
+  private func complete(_ state: S3MultipartState) async -> Result<Void, AttemptFailure> {
     var xml = "<CompleteMultipartUpload>"
     for part in state.parts.sorted(by: { $0.number < $1.number }) {
       xml += "<Part><PartNumber>\(part.number)</PartNumber>"
@@ -226,14 +220,15 @@ struct S3MultipartUpload {
 
   // MARK: Requests
 
-  private struct S3Answer {
+  struct S3Answer {
     var head: ResponseHead
     var body: [UInt8]
   }
 
   /// One request to the object's URL with `query`; a non-2xx answer is the failure its
-  /// status (and S3 error code) makes.
-  private func exchange(
+  /// status (and S3 error code) makes. `countsProgress`: a part's, whose bytes sent count in
+  /// the entry's progress.
+  func exchange(
     _ method: String, query: [(String, String)], body: RequestBody? = nil,
     headers: [HTTPField] = [], countsProgress: Bool = false
   ) async -> Result<S3Answer, AttemptFailure> {
@@ -248,7 +243,10 @@ struct S3MultipartUpload {
     let sink = S3AnswerSink(progress: countsProgress ? job.counter : nil)
     let response: TransferResponse
     do throws(TransferError) {
-      response = try await runner.send(request, for: entry, sink: sink, job: job)
+      // A part runs beside the others: a credential re-sent after a 401 is not counted on
+      // the entry's attempts from there (the S3 interceptor re-sends none).
+      response = try await runner.send(
+        request, for: entry, sink: sink, job: countsProgress ? nil : job)
     } catch {
       return .failure(AttemptFailure(error: error))
     }
@@ -268,35 +266,7 @@ struct S3MultipartUpload {
     return max(0, min(partSize, size - start))
   }
 
-  private static func protocolFailure(_ message: String) -> AttemptFailure {
+  static func protocolFailure(_ message: String) -> AttemptFailure {
     AttemptFailure(error: TransferError(.protocol, message), answered: true)
-  }
-
-  /// Copies `length` bytes of `source` from `offset` into a new file at `path`.
-  static func copy(_ source: String, from offset: Int64, length: Int64, to path: String)
-    throws(TransferError)
-  {
-    let input = open(source, O_RDONLY | O_CLOEXEC)
-    guard input >= 0 else { throw FileErrors.error(errno, "cannot read the upload's file") }
-    defer { close(input) }
-    let output = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard output >= 0 else { throw FileErrors.error(errno, "cannot write a part file") }
-    defer { close(output) }
-    let chunk = 1 << 20
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-    defer { buffer.deallocate() }
-    var done: Int64 = 0
-    while done < length {
-      let wanted = Int(min(Int64(chunk), length - done))
-      let count = pread(input, buffer.baseAddress, wanted, off_t(offset + done))
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else {
-        throw TransferError(.io, "the upload's file shrank while it was sent")
-      }
-      try FileErrors.pwriteAll(
-        output, UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: done,
-        what: "cannot write a part file")
-      done += Int64(count)
-    }
   }
 }

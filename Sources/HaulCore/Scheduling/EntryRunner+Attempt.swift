@@ -86,6 +86,29 @@ extension EntryRunner {
     ).map { $0 }
   }
 
+  /// `error`, the failure `job` ended with for good, saying so when `--abort-incomplete`
+  /// aborted the multipart uploads it left on its sources; a cancelled entry keeps them for
+  /// the run that resumes it.
+  func abandoningParts(_ job: EntryJob, _ error: TransferError) async -> TransferError {
+    guard let multipart = options.s3Multipart, multipart.abortIncomplete,
+      job.entry.operation == .upload, options.resumable.resumable(job.entry) == nil,
+      error.code != .cancelled
+    else { return error }
+    var aborted = false
+    for url in job.entry.sources
+    where S3MultipartUpload.applies(
+      job.entry, url: url, options: multipart, path: uploadPath(job.entry))
+    {
+      let upload = S3MultipartUpload(
+        runner: self, job: job, url: url, source: uploadPath(job.entry), options: multipart)
+      if await upload.abandon() { aborted = true }
+    }
+    guard aborted else { return error }
+    var told = error
+    told.message += "; the multipart upload was aborted"
+    return told
+  }
+
   /// Carries `job`'s transfer from `url` in parts: a segmented download, a resumable or a
   /// multipart upload; `nil` when the download cannot be split (see `downloadSegmented`).
   private func transferInParts(_ job: EntryJob, on url: URL) async -> Result<Success, Failure>? {

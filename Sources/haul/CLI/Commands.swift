@@ -94,6 +94,9 @@ enum Commands {
         help: "S3 uploads larger than SIZE go in parts, resumable across runs"),
       OptionSpec("part-size", value: "SIZE", default: "16M", help: "the size of each part (5M-5G)"),
       OptionSpec(
+        "part-concurrency", value: "N", default: "4",
+        help: "parts of one multipart upload in flight at once (each holds a slot of -j)"),
+      OptionSpec(
         "abort-incomplete",
         help: "cancel a failed multipart or resumable upload instead of keeping it"),
       OptionSpec("report", value: "FILE", help: "write the JSON report to FILE"),

@@ -86,7 +86,7 @@ struct RunCommand {
     if let s3, let choice = options.s3 {
       schedulerOptions.s3Multipart = S3MultipartOptions(
         endpoint: s3.endpoint, threshold: choice.multipartThreshold, partSize: choice.partSize,
-        abortIncomplete: choice.abortIncomplete)
+        partConcurrency: choice.partConcurrency, abortIncomplete: choice.abortIncomplete)
     }
     let scheduler = Scheduler(transport: transport, options: schedulerOptions)
     let display = ProgressDisplays.make(

@@ -63,9 +63,10 @@ struct RunOptions: Sendable {
     var addressing: S3Addressing?
     /// `--s3-page-size`: keys per `ListObjectsV2` page of a prefix.
     var pageSize = S3PrefixListing.defaultPageSize
-    /// `--multipart-threshold`, `--part-size`, `--abort-incomplete`.
+    /// `--multipart-threshold`, `--part-size`, `--part-concurrency`, `--abort-incomplete`.
     var multipartThreshold: Int64 = 64 << 20
     var partSize: Int64 = 16 << 20
+    var partConcurrency = S3MultipartOptions.defaultPartConcurrency
     var abortIncomplete = false
   }
 
@@ -228,7 +229,7 @@ struct RunOptions: Sendable {
   static func s3Choice(_ parsed: ParsedArguments) throws(UsageError) -> S3Choice? {
     let settings = [
       "s3-endpoint", "s3-region", "s3-addressing", "s3-page-size", "multipart-threshold",
-      "part-size",
+      "part-size", "part-concurrency",
     ]
     guard parsed.has("s3") else {
       if let given = settings.first(where: { parsed.value($0) != nil }) {
@@ -271,6 +272,12 @@ struct RunOptions: Sendable {
         throw UsageError("--part-size must be 5M to 5G, as S3 asks, not '\(text)'", command: "run")
       }
       choice.partSize = size
+    }
+    if let text = parsed.value("part-concurrency") {
+      guard let count = Int(text), (1...64).contains(count) else {
+        throw UsageError("--part-concurrency must be 1 to 64, not '\(text)'", command: "run")
+      }
+      choice.partConcurrency = count
     }
     choice.abortIncomplete = parsed.has("abort-incomplete")
     return choice

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A reverse proxy in front of an S3 API server of the tests (`Tests/botocore/s3_fault_proxy.py`)
+/// that fails `CompleteMultipartUpload` on purpose and holds the first part uploads until
+/// several are in flight at once; it logs every request with the part uploads in flight when
+/// it arrived. The upstream still checks SigV4: the proxy forwards the client's `Host`.
+public final class S3FaultProxy: Sendable {
+  /// The port the proxy listens on (127.0.0.1).
+  public let port: Int
+  private let process: Process
+  private let directory: TemporaryDirectory
+
+  /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.
+  public var endpoint: String { "http://127.0.0.1:\(port)" }
+
+  private init(port: Int, process: Process, directory: TemporaryDirectory) {
+    self.port = port
+    self.process = process
+    self.directory = directory
+  }
+
+  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Tests/botocore/s3_fault_proxy.py").path
+
+  /// Starts the proxy before the server on `upstream` (a port of 127.0.0.1), failing the
+  /// first `failedCompletions` completions (all of them when negative) and holding the first
+  /// `barrier` part uploads until that many are in flight; runs `body`, stops it after.
+  public static func with<T>(
+    upstream: Int, failedCompletions: Int = 0, barrier: Int = 0,
+    _ body: (S3FaultProxy) async throws -> T
+  ) async throws -> T {
+    try await withFixture(
+      start: {
+        try start(upstream: upstream, failedCompletions: failedCompletions, barrier: barrier)
+      },
+      stop: { $0.stop() }, body)
+  }
+
+  /// Starts the proxy and waits until it answers.
+  public static func start(upstream: Int, failedCompletions: Int, barrier: Int) throws
+    -> S3FaultProxy
+  {
+    let directory = try TemporaryDirectory(prefix: "haul-s3-proxy")
+    let port = try NginxFixture.freePort()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", script, "\(port)", "\(upstream)", "\(failedCompletions)", "\(barrier)",
+      directory.file("requests.log"),
+    ]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    do {
+      try process.run()
+    } catch {
+      directory.remove()
+      throw FixtureError("cannot run python3 \(script): \(error)")
+    }
+    let deadline = Date().addingTimeInterval(30)
+    while !NginxFixture.canConnect(port: port) {
+      guard process.isRunning, Date() < deadline else {
+        process.stop(grace: 3)
+        directory.remove()
+        throw FixtureError("the S3 fault proxy did not start listening on 127.0.0.1:\(port)")
+      }
+      usleep(50_000)
+    }
+    return S3FaultProxy(port: port, process: process, directory: directory)
+  }
+
+  /// One request the proxy answered.
+  public struct Request: Sendable, Hashable {
+    public var method: String
+    /// The path and query as sent.
+    public var target: String
+    public var status: Int
+    /// Part uploads in flight when this request arrived (itself included; 0 for others).
+    public var partsInFlight: Int
+  }
+
+  /// Every request answered so far, in the order the answers went out.
+  public func requests() -> [Request] {
+    let text = (try? String(contentsOfFile: directory.file("requests.log"), encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap { line in
+      let fields = line.split(separator: " ")
+      guard fields.count == 4, let status = Int(fields[2]), let inFlight = Int(fields[3]) else {
+        return nil
+      }
+      return Request(
+        method: String(fields[0]), target: String(fields[1]), status: status,
+        partsInFlight: inFlight)
+    }
+  }
+
+  /// Stops the proxy (SIGTERM, SIGKILL after 3 s) and removes its folder.
+  public func stop() {
+    process.stop(grace: 3)
+    directory.remove()
+  }
+}
