@@ -133,6 +133,14 @@ struct TransferTests {
     #expect(post.method == "POST")
   }
 
+  @Test func a_resumable_upload_names_its_protocol_and_no_method() throws {
+    let transfer = try Transfer.resumableUpload("out/a", to: Self.url, through: .ietf)
+    #expect(transfer.resumable == .ietf && transfer.entry(line: 1).resumable == .ietf)
+    #expect(transfer.manifestLine.contains(#""resumable":"ietf""#), "\(transfer.manifestLine)")
+    #expect(!transfer.manifestLine.contains("method"), "\(transfer.manifestLine)")
+    #expect(try Transfer.upload("out/a", to: Self.url).resumable == nil)
+  }
+
   @Test func a_header_name_given_twice_is_refused() {
     #expect(throws: InvalidTransfer(#"header "X-A" is given twice"#)) {
       try Transfer.download(
@@ -147,6 +155,7 @@ struct TransferTests {
         size: 3, digests: [.sha256: Self.digest, .md5: String(repeating: "0", count: 32)],
         headers: [HTTPField("X-Token", "t")]),
       try Transfer.upload("u", to: URL(string: "http://h/in")!, method: .post),
+      try Transfer.resumableUpload("u", to: URL(string: "http://h/files/")!, through: .tus),
     ]
     for transfer in transfers {
       let entry = transfer.entry(line: 4)

@@ -3,7 +3,7 @@ import Foundation
 /// One transfer described in code: what a manifest line says, without a manifest.
 ///
 /// Built only through `download(from:to:mirrors:size:digests:headers:)` and
-/// `upload(_:to:method:headers:)`, which apply the rules of a manifest line to each field
+/// `upload(_:to:method:headers:)` and `resumableUpload(_:to:through:headers:)`, which apply the rules of a manifest line to each field
 /// and throw `InvalidTransfer` with the reason such a line would get; so a `Transfer` that
 /// exists is one a manifest could hold. Rules that span transfers (two writing the same
 /// file, an upload's file missing) are `TransferList`'s.
@@ -30,6 +30,8 @@ public struct Transfer: Sendable, Hashable {
   public private(set) var digests: DigestValues
   /// Extra request headers (secrets: never printed).
   public private(set) var headers: [HTTPField]
+  /// The resumable protocol an upload goes through (manifest `resumable`), if any.
+  public private(set) var resumable: ResumableProtocol? = nil
 
   /// A download of `url` into `path` (by default the URL's last path segment, decoded),
   /// relative to the output directory.
@@ -88,13 +90,29 @@ public struct Transfer: Sendable, Hashable {
     }
   }
 
+  /// An upload of `path`, relative to the output directory, through a resumable upload
+  /// protocol: tus 1.0 (`url` is the server's creation endpoint) or the IETF draft (`url` is
+  /// where the upload is created). The protocol fixes the methods. The IETF draft needs a
+  /// transport that sees interim responses (the curl transport; URLSession fails such an
+  /// upload with `protocol`).
+  ///
+  /// - Throws: `InvalidTransfer`, with the reason a manifest line with these fields gets.
+  public static func resumableUpload(
+    _ path: String, to url: URL, through kind: ResumableProtocol, headers: [HTTPField] = []
+  ) throws(InvalidTransfer) -> Transfer {
+    var transfer = try upload(path, to: url, headers: headers)
+    transfer.resumable = kind
+    return transfer
+  }
+
   /// The transfer as the scheduler takes it, as line `line` of a manifest: its `text` is the
   /// manifest line that describes it, so a `--failed` file written from the run's outcomes
   /// is a manifest that retries just the failures.
   public func entry(line: Int) -> ManifestEntry {
     ManifestEntry(
       line: line, text: manifestLine, operation: operation, url: url, mirrors: mirrors,
-      path: path, method: method, size: size, headers: headers, manifestDigests: digests)
+      path: path, method: method, size: size, headers: headers, manifestDigests: digests,
+      resumable: resumable)
   }
 
   /// The JSON object a manifest would give this transfer on one line.
@@ -104,7 +122,11 @@ public struct Transfer: Sendable, Hashable {
     object.add("path", path)
     if operation == .upload {
       object.add("op", operation.rawValue)
-      object.add("method", method)
+      if let resumable {
+        object.add("resumable", resumable.rawValue)
+      } else {
+        object.add("method", method)
+      }
     }
     if let size { object.add("size", size) }
     for (algorithm, hex) in digests { object.add(algorithm.rawValue, hex) }
