@@ -1,4 +1,5 @@
 internal import CCurl
+import HaulCore
 
 /// One libcurl easy handle and its error buffer, reused across exchanges.
 ///
@@ -114,6 +115,23 @@ final class CurlEasy {
     var bytes: curl_off_t = 0
     _ = haul_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &bytes)
     return Int64(bytes)
+  }
+
+  /// The last transfer's times (`CURLINFO_PRETRANSFER_TIME_T`, `STARTTRANSFER`, `TOTAL`,
+  /// `NUM_CONNECTS`): the time to the first byte counts from the request being sent, so a
+  /// new connection's handshakes are not read as the server's latency.
+  var timing: TransferTiming {
+    func seconds(_ info: CURLINFO) -> Double {
+      var microseconds: curl_off_t = 0
+      _ = haul_easy_getinfo_off_t(handle, info, &microseconds)
+      return Double(microseconds) / 1_000_000
+    }
+    var connects = 0
+    _ = haul_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
+    let sent = seconds(CURLINFO_PRETRANSFER_TIME_T)
+    return TransferTiming(
+      waited: sent, firstByte: max(0, seconds(CURLINFO_STARTTRANSFER_TIME_T) - sent),
+      answer: max(0, seconds(CURLINFO_TOTAL_TIME_T) - sent), openedConnection: connects > 0)
   }
 
   /// Whether libcurl got as far as sending the current transfer's request: it has a

@@ -274,6 +274,8 @@ extension CurlExchange {
     guard let head else {
       return .failure(TransferError(.protocol, "the response had no head"))
     }
-    return .success(TransferResponse(head: head, bodyBytes: bodyBytes, sentBytes: uploadOffset))
+    return .success(
+      TransferResponse(
+        head: head, bodyBytes: bodyBytes, sentBytes: uploadOffset, timing: easy.timing))
   }
 }

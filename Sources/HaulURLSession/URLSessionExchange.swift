@@ -44,6 +44,9 @@ final class URLSessionExchange: Sendable {
     var bodyBytes: Int64 = 0
     var sentBytes: Int64 = 0
     var stop: Stop?
+    /// When the task was resumed and when its head arrived, for `TransferTiming`.
+    var resumed: ContinuousClock.Instant?
+    var headArrived: ContinuousClock.Instant?
   }
 
   private let sink: any ResponseSink
@@ -85,6 +88,7 @@ final class URLSessionExchange: Sendable {
       }
       let stoppedMeanwhile = state.withLock { state in
         state.task = task
+        state.resumed = .now
         return state.stop != nil
       }
       // A task never resumed must still end, or the session's invalidation waits for it.
@@ -210,6 +214,7 @@ final class URLSessionExchange: Sendable {
     let fresh = state.withLock { state in
       guard state.stop == nil, state.verdict == nil, state.head == nil else { return false }
       state.head = head
+      state.headArrived = .now
       return true
     }
     guard fresh else { return }
@@ -272,12 +277,23 @@ final class URLSessionExchange: Sendable {
     state.withLock { $0.wantsBody = true }
   }
 
+  /// corelibs tells neither when a connection was ready nor whether it was new, so the
+  /// times count from the task's resumption.
+  private static func timing(of state: State) -> TransferTiming? {
+    guard let resumed = state.resumed, let headArrived = state.headArrived else { return nil }
+    return TransferTiming(
+      waited: 0, firstByte: (headArrived - resumed).inSeconds,
+      answer: (.now - resumed).inSeconds, openedConnection: nil)
+  }
+
   private func verdict(error: (any Error)?) -> Verdict {
-    let (head, wantsBody, bodyBytes, sentBytes, stop) = state.withLock {
-      ($0.head, $0.wantsBody, $0.bodyBytes, $0.sentBytes, $0.stop)
+    let (head, wantsBody, bodyBytes, sentBytes, stop, timing) = state.withLock {
+      ($0.head, $0.wantsBody, $0.bodyBytes, $0.sentBytes, $0.stop, Self.timing(of: $0))
     }
     func answer(_ head: ResponseHead) -> Verdict {
-      .success(TransferResponse(head: head, bodyBytes: bodyBytes, sentBytes: sentBytes))
+      .success(
+        TransferResponse(
+          head: head, bodyBytes: bodyBytes, sentBytes: sentBytes, timing: timing))
     }
     switch stop {
     case .failed(let failure):

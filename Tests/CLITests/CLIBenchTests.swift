@@ -105,6 +105,11 @@ struct CLIBenchTests {
       #expect(rows[0]["concurrency"] as? Int == 2)
       let chosen = try #require(rows[1]["concurrency"] as? Int)
       #expect((4...256).contains(chosen))
+      // Each run's transport is new: -j 2 opens one or two connections, auto at most one
+      // per file; every run timed its first bytes.
+      #expect((1...2).contains(rows[0]["connections"] as? Int ?? 0))
+      #expect((1...6).contains(rows[1]["connections"] as? Int ?? 0))
+      #expect(rows.allSatisfy { ($0["firstByteSeconds"] as? Double ?? 0) > 0 })
       #expect(nginx.accessLog().filter { $0.method == "GET" }.count == 12)
       let table = result.stdout.split(separator: "\n").map(String.init)
       #expect(table.contains { $0.hasPrefix("curl ") && $0.contains(" auto ") })

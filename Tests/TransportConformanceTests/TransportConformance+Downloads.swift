@@ -110,6 +110,41 @@ extension TransportConformance {
   }
 
   @Test(arguments: TransportKind.allCases)
+  func times_the_wait_for_the_first_byte_and_tells_a_new_connection_from_a_reused_one(
+    _ kind: TransportKind
+  ) async throws {
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          var timings: [TransferTiming] = []
+          for i in 0..<2 {
+            let sink = try FileTestSink(path: scratch.file("t\(i).bin"))
+            let url = server.dataURL(
+              "timed-\(i)", size: 1_000, seed: UInt64(i), options: ["wait": "0.3"])
+            let response = try await transport.perform(.download(url), sink: sink)
+            timings.append(try #require(response.timing))
+          }
+          for timing in timings {
+            // The server waits 0.3 s before its head: a lower bound that load cannot break.
+            #expect(timing.firstByte >= 0.3)
+            #expect(timing.answer >= timing.firstByte)
+            #expect(timing.total >= timing.answer)
+          }
+          switch kind {
+          case .curl:
+            #expect(timings.map(\.openedConnection) == [true, false])
+            // The first exchange connected before its request went out.
+            #expect(timings[0].waited > 0)
+          case .urlsession:
+            #expect(timings.map(\.openedConnection) == [nil, nil])
+            #expect(timings.map(\.waited) == [0, 0])
+          }
+        }
+      }
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
   func runs_exchanges_in_parallel_within_the_per_host_connection_limit(_ kind: TransportKind)
     async throws
   {

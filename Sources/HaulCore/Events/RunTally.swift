@@ -13,6 +13,11 @@ package struct RunTally: Sendable {
   package var learnedEntries = 0
   /// Entries that did not fail and whose file matched at least one expected digest.
   package var verified = 0
+  /// Exchanges that answered with their times, the sum of their times to the first byte,
+  /// and the connections they opened (`nil` once one could not tell).
+  package var timedExchanges = 0
+  package var firstByteSeconds = 0.0
+  package var connectionsOpened: Int? = 0
 
   package init() {}
 
@@ -29,10 +34,26 @@ package struct RunTally: Sendable {
     if outcome.status != .failed, !outcome.verified.isEmpty { verified += 1 }
   }
 
+  /// Counts one exchange's times.
+  package mutating func note(_ timing: TransferTiming) {
+    timedExchanges += 1
+    firstByteSeconds += timing.firstByte
+    if let opened = timing.openedConnection {
+      connectionsOpened? += opened ? 1 : 0
+    } else {
+      connectionsOpened = nil
+    }
+  }
+
   /// The report's summary for these counts.
   package func summary(seconds: Double, transport: String, cancelled: Bool) -> RunSummary {
-    RunSummary(
+    var summary = RunSummary(
       total: total, succeeded: succeeded, skipped: skipped, failed: failed, bytes: bytes,
       seconds: seconds, transport: transport, cancelled: cancelled, verified: verified)
+    if timedExchanges > 0 {
+      summary.meanFirstByte = firstByteSeconds / Double(timedExchanges)
+      summary.connections = connectionsOpened
+    }
+    return summary
   }
 }

@@ -153,6 +153,11 @@ public struct RunSummary: Sendable, Hashable {
   /// The most transfers allowed in flight when the run ended: `-j N`, or the level `-j auto`
   /// had chosen by then.
   public var concurrency: Int?
+  /// The mean time from a request to the first byte of its answer, in seconds, over the
+  /// exchanges whose transport timed them (`TransferTiming.firstByte`).
+  public var meanFirstByte: Double?
+  /// Connections the run's exchanges opened, when the transport tells.
+  public var connections: Int?
 
   public init(
     total: Int, succeeded: Int, skipped: Int, failed: Int, bytes: Int64, seconds: Double,

@@ -1,19 +1,22 @@
 /// Chooses how many transfers are in flight under `-j auto`: the number grows while it
 /// makes the run faster and shrinks when the servers push back.
 ///
-/// It climbs like a slow start. At each level it lets the transfers started at the new
-/// level get under way (one settling window), then measures files and bytes per second
-/// over a window of its own. While a doubling still raised either rate by `growthGain`,
-/// it doubles again (and quadruples after one that scaled nearly in proportion,
-/// `linearGain`, as a link bound by its round trip does), up to `ceiling`; once it no longer does, it settles on the better of
-/// the last two levels and holds there, probing one step (`probeFactor`) higher now and
-/// then, since what a server can take changes during a long run. An overload answer (429,
-/// 503, a refused or reset connection, a timeout) halves the level, never below `floor`,
-/// and holds it.
+/// It climbs like a slow start. Each answer brings the time its exchange took (from the
+/// request to the end of the answer, connecting left out); once enough transfers started
+/// at the current level have answered (a round), the level's throughput is estimated by
+/// Little's law, level ÷ median time. While a step up raised that estimate by `growthGain`
+/// (the answers did not slow down in proportion), it doubles again, and quadruples after a
+/// step that scaled nearly in proportion (`linearGain`), as a link bound by its round trip
+/// does: such a link reaches its level in a few round trips. Where answers arrive too
+/// slowly for rounds (large files), rates measured over windows of the run's own counts
+/// decide the same way. Once a step no longer pays, it settles on the better of the last
+/// two levels and holds there, probing one step (`probeFactor`) higher now and then, since
+/// what a server can take changes during a long run. An overload answer (429, 503) halves
+/// the level, never below `floor`, and holds it.
 ///
-/// Only a level that bounds the run is judged: a window in which no transfer waited for a
-/// slot of the global limit (the manifest is ending, or per-host limits bound the run) says
-/// nothing about the limit and changes nothing.
+/// Only a level that bounds the run is judged: while no transfer waits for a slot of the
+/// global limit (the manifest is ending, or per-host limits bound the run) nothing is
+/// measured and nothing changes.
 ///
 /// A value with no clock: time comes in as `now` (seconds on any monotonic scale) and rates
 /// from the counts the run already keeps. `RunStateMachine` owns one. See
@@ -43,6 +46,12 @@ package struct ConcurrencyController: Sendable, Hashable {
     /// Measured windows at a held level before the next probe (doubling after each probe
     /// that did not pay, up to 16 times as many).
     package var windowsBeforeProbe = 8
+    /// The fewest answers of transfers started at a level that judge it: fewer say more of
+    /// the answers' spread than of the level.
+    package var minimumRound = 16
+    /// The share of a level that must answer to judge it (1/n): enough that the median is
+    /// the level's, few enough that it is judged within about one answer time.
+    package var roundDivisor = 4
 
     package init() {}
   }
@@ -81,6 +90,12 @@ package struct ConcurrencyController: Sendable, Hashable {
     }
   }
 
+  /// A level and its throughput as a round estimated it (transfers per second).
+  private struct Estimate: Sendable, Hashable {
+    var limit: Int
+    var throughput: Double
+  }
+
   private struct Window: Sendable, Hashable {
     var start: Double
     var completions = 0
@@ -104,6 +119,13 @@ package struct ConcurrencyController: Sendable, Hashable {
   private var window: Window
   private var overloaded = false
   private var probeBackoff = 1
+  /// When the level last changed: only transfers started since answer for it.
+  private var changedAt: Double
+  /// Answer times (seconds) of transfers started at the current level, while it bound the
+  /// run.
+  private var round: [Double] = []
+  /// The level below and its estimated throughput, from its round.
+  private var previousRound: Estimate?
 
   /// A controller with the default configuration below `ceiling`, from a run's start.
   package init(ceiling: Int) {
@@ -120,6 +142,33 @@ package struct ConcurrencyController: Sendable, Hashable {
     // The first window lets the run get under way: its connections open, and its first
     // answers arrive together.
     window = Window(start: now, bytesAtStart: bytes, settling: true)
+    changedAt = now
+  }
+
+  /// An exchange answered in `answer` seconds (from its request to the end of its answer)
+  /// after starting at `started`; `bytes` moved so far in the run; `bound`: a transfer waits
+  /// for a global slot with every slot taken. Returns the new limit when it changed.
+  package mutating func answered(
+    answer: Double, started: Double, now: Double, bytes: Int64, bound: Bool
+  ) -> Int? {
+    guard case .growing = phase, bound, started >= changedAt else { return nil }
+    round.append(max(answer, 1e-6))
+    guard round.count >= max(configuration.minimumRound, limit / configuration.roundDivisor)
+    else { return nil }
+    round.sort()
+    let measured = Estimate(limit: limit, throughput: Double(limit) / round[round.count / 2])
+    let previous = previousRound
+    previousRound = measured
+    guard let previous else { return grow(by: 2, from: nil, now: now, bytes: bytes) }
+    let gain = measured.throughput / previous.throughput
+    guard gain >= configuration.growthGain else {
+      // The step up stopped paying: keep it only if it helped at all.
+      phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
+      return gain >= configuration.keepGain
+        ? nil : change(to: previous.limit, now: now, bytes: bytes)
+    }
+    let factor = gain >= configuration.linearGain ? 4 : 2
+    return grow(by: factor, from: nil, now: now, bytes: bytes)
   }
 
   /// An attempt ended; `overload` when the server pushed back (429, 503, a refused or
@@ -166,14 +215,10 @@ package struct ConcurrencyController: Sendable, Hashable {
         phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
         return keep ? nil : change(to: previous.limit, now: now, bytes: bytes)
       }
-      guard limit < configuration.ceiling else {
-        phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
-        return nil
-      }
       let factor =
         previous.map { rate.gain(over: $0.rate) >= configuration.linearGain } == true ? 4 : 2
-      phase = .growing(previous: Level(limit: limit, rate: rate))
-      return change(to: min(limit * factor, configuration.ceiling), now: now, bytes: bytes)
+      previousRound = nil
+      return grow(by: factor, from: Level(limit: limit, rate: rate), now: now, bytes: bytes)
     case .holding(let windowsLeft):
       guard windowsLeft <= 1 else {
         phase = .holding(windowsLeft: windowsLeft - 1)
@@ -191,12 +236,8 @@ package struct ConcurrencyController: Sendable, Hashable {
       if rate.gain(over: base) >= configuration.keepGain {
         // The server takes more now: climb again from here.
         probeBackoff = 1
-        guard limit < configuration.ceiling else {
-          phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
-          return nil
-        }
-        phase = .growing(previous: Level(limit: limit, rate: rate))
-        return change(to: min(limit * 2, configuration.ceiling), now: now, bytes: bytes)
+        previousRound = nil
+        return grow(by: 2, from: Level(limit: limit, rate: rate), now: now, bytes: bytes)
       }
       probeBackoff = min(probeBackoff * 2, 16)
       phase = .holding(windowsLeft: configuration.windowsBeforeProbe * probeBackoff)
@@ -204,8 +245,23 @@ package struct ConcurrencyController: Sendable, Hashable {
     }
   }
 
+  /// Multiplies the level by `factor`, up to the ceiling (where it holds); `from`: the
+  /// level left, with its rate over a window, when a window decided.
+  private mutating func grow(by factor: Int, from level: Level?, now: Double, bytes: Int64)
+    -> Int?
+  {
+    guard limit < configuration.ceiling else {
+      phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
+      return nil
+    }
+    phase = .growing(previous: level)
+    return change(to: min(limit * factor, configuration.ceiling), now: now, bytes: bytes)
+  }
+
   private mutating func change(to level: Int, now: Double, bytes: Int64) -> Int? {
     window = Window(start: now, bytesAtStart: bytes, settling: true)
+    changedAt = now
+    round.removeAll(keepingCapacity: true)
     guard level != limit else { return nil }
     limit = level
     return level

@@ -19,9 +19,11 @@ extension EntryRunner {
   }
 
   /// Notes how `host` carried an exchange: one answered over HTTP/2 lets the host's limit
-  /// count streams from then on (`AdmissionState.ceiling(for:)`).
+  /// count streams from then on (`AdmissionState.ceiling(for:)`), and its times feed the
+  /// summary and `-j auto`.
   func note(_ result: Result<TransferResponse, TransferError>, host: Int) {
-    guard case .success(let response) = result, response.head.multiplexed else { return }
-    dispatch(state.noteMultiplexed(host: host))
+    guard case .success(let response) = result else { return }
+    if response.head.multiplexed { dispatch(state.noteMultiplexed(host: host)) }
+    if let timing = response.timing { dispatch(state.answered(timing)) }
   }
 }

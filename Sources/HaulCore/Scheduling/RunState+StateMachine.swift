@@ -150,6 +150,23 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     return collect(admission.release(host: host, now: now), now: now)
   }
 
+  /// An exchange answered with `timing`: counted for the summary, and a sample of the
+  /// servers' answer time for `-j auto` (`bytes` moved so far). A limit that grew admits
+  /// what waits.
+  package mutating func answered(_ timing: TransferTiming, bytes: Int64, now: Double)
+    -> Admitted
+  {
+    tally.note(timing)
+    guard var controller = self.controller else { return Admitted() }
+    let changed = controller.answered(
+      answer: timing.answer, started: now - timing.total, now: now, bytes: bytes,
+      bound: isBound)
+    self.controller = controller
+    guard let changed else { return Admitted() }
+    admission.limit = changed
+    return collect(admission.admitWaiting(now: now), now: now)
+  }
+
   /// `host` carries several exchanges per connection (HTTP/2): its limit counts streams.
   package mutating func multiplexes(host: Int, now: Double) -> Admitted {
     guard admission.markMultiplexed(host: host) else { return Admitted() }
@@ -178,13 +195,15 @@ package struct RunStateMachine<Job, Waiter, Wake> {
   /// grew admits what waits.
   package mutating func tune(bytes: Int64, now: Double) -> Admitted {
     guard var controller = self.controller else { return Admitted() }
-    let bound = admission.waitingCount > 0 && admission.running >= admission.limit
-    let changed = controller.tick(now: now, bytes: bytes, bound: bound)
+    let changed = controller.tick(now: now, bytes: bytes, bound: isBound)
     self.controller = controller
     guard let changed else { return Admitted() }
     admission.limit = changed
     return collect(admission.admitWaiting(now: now), now: now)
   }
+
+  /// Whether the global limit bounds the run: a transfer waits with every slot taken.
+  private var isBound: Bool { admission.waitingCount > 0 && admission.running >= admission.limit }
 
   /// Turns admitted tickets into what the owner starts or resumes.
   private mutating func collect(_ tickets: [Int], now: Double) -> Admitted {

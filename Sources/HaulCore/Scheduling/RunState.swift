@@ -164,6 +164,13 @@ final class RunState: Sendable {
     return carryOut { $0.machine.multiplexes(host: host, now: now) }
   }
 
+  /// Notes an exchange's times (see `RunStateMachine.answered`); returns the entries a
+  /// grown limit lets start.
+  func answered(_ timing: TransferTiming) -> [EntryJob] {
+    let now = self.now
+    return carryOut { $0.machine.answered(timing, bytes: $0.bytesMoved, now: now) }
+  }
+
   /// Admits what time made room for (a hold ended, a limit grew).
   func admitWaiting(after wake: Double) -> [EntryJob] {
     let now = self.now

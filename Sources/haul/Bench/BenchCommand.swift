@@ -87,7 +87,12 @@ struct BenchCommand {
     await scheduler.run(manifest.entries()) { event in
       switch event {
       case .finished(let outcome): tally.withLock { $0.add(outcome) }
-      case .summary(let summary): tally.withLock { $0.concurrency = summary.concurrency }
+      case .summary(let summary):
+        tally.withLock {
+          $0.concurrency = summary.concurrency
+          $0.connections = summary.connections
+          $0.firstByte = summary.meanFirstByte
+        }
       default: break
       }
     }

@@ -13,6 +13,9 @@ struct BenchReport {
     /// The transfers allowed in flight at the end of the runs (their median): what `auto`
     /// chose.
     var concurrency: Int?
+    /// Connections opened and the mean time to the first byte (medians over the runs).
+    var connections: Int?
+    var firstByte: Double?
     var runs: [BenchRun]
     var filesPerSecond: Double
     var megabytesPerSecond: Double
@@ -50,7 +53,8 @@ struct BenchReport {
           Row(
             transport: choice.rawValue, level: level.label,
             concurrency: median(mine.map { $0.concurrency.map(Double.init) }).map { Int($0) },
-            runs: mine,
+            connections: median(mine.map { $0.connections.map(Double.init) }).map { Int($0) },
+            firstByte: median(mine.map(\.firstByte)), runs: mine,
             filesPerSecond: median(mine.map(\.filesPerSecond)) ?? 0,
             megabytesPerSecond: median(mine.map(\.megabytesPerSecond)) ?? 0,
             cpuSecondsPerGiB: median(mine.map(\.cpuSecondsPerGiB)),
@@ -79,15 +83,16 @@ struct BenchReport {
         + "--per-host \(options.perHost), \(options.repeats) round(s) interleaved; "
         + "medians over rounds")
     let header = [
-      "transport", "-j", "in flight", "files/s", "MB/s", "CPU s/GiB", "CPU s/1k files", "peak RSS",
-      "p50 ms",
-      "p99 ms", "ratio",
+      "transport", "-j", "in flight", "conns", "TTFB ms", "files/s", "MB/s", "CPU s/GiB",
+      "CPU s/1k files", "peak RSS", "p50 ms", "p99 ms", "ratio",
     ]
     var cells = [header]
     for row in rows {
       cells.append([
         row.transport + (row.failedRuns > 0 ? " (\(row.failedRuns) failed)" : ""),
         row.level, row.concurrency.map(String.init) ?? "-",
+        row.connections.map(String.init) ?? "-",
+        row.firstByte.map { Self.fixed($0 * 1000, 1) } ?? "-",
         Self.fixed(row.filesPerSecond, 1), Self.fixed(row.megabytesPerSecond, 1),
         row.cpuSecondsPerGiB.map { Self.fixed($0, 2) } ?? "-",
         row.cpuSecondsPer1000Files.map { Self.fixed($0, 3) } ?? "-",
@@ -111,7 +116,9 @@ struct BenchReport {
         : "peak RSS: ru_maxrss, process-wide and never lower than an earlier run's")
     lines.append(
       "CPU: getrusage user+sys of the whole process during each run; ratio: files/s; "
-        + "in flight: the limit at the run's end (what auto chose)")
+        + "in flight: the limit at the run's end (what auto chose); conns: connections "
+        + "opened (- where the transport cannot tell); TTFB: mean time from a request to "
+        + "its first answer byte")
     for row in rows {
       for run in row.runs where !run.succeededAll {
         lines.append(
@@ -136,6 +143,8 @@ struct BenchReport {
       object["latencyP99Seconds"] = run.latencyP99
       object["firstFailure"] = run.firstFailure
       object["concurrency"] = run.concurrency
+      object["connections"] = run.connections
+      object["firstByteSeconds"] = run.firstByte
       return object
     }
     let transports: [[String: Any]] = rows.map { row in
@@ -150,6 +159,8 @@ struct BenchReport {
       object["latencyP99Seconds"] = row.latencyP99
       object["ratio"] = row.ratio
       object["concurrency"] = row.concurrency
+      object["connections"] = row.connections
+      object["firstByteSeconds"] = row.firstByte
       return object
     }
     let object: [String: Any] = [

@@ -7,6 +7,10 @@ struct BenchRun: Sendable {
   var level: String
   /// The transfers allowed in flight when the run ended (what `auto` chose).
   var concurrency: Int?
+  /// Connections the run opened, when the transport tells (`RunSummary.connections`).
+  var connections: Int?
+  /// The mean time from a request to its first answer byte (`RunSummary.meanFirstByte`).
+  var firstByte: Double?
   /// 1-based round.
   var round: Int
   /// Wall-clock seconds from the scheduler's start to its summary.
