@@ -36,10 +36,11 @@ package struct S3SigningInterceptor: ImmediateRequestInterceptor {
   {
     guard endpoint.serves(request.url) else { return }
     Self.addChecksum(to: &request, for: entry)
-    if entry.operation == .download, request.method == "GET",
+    if entry.operation == .download, request.method == "GET" || request.method == "HEAD",
       !request.headers.contains(where: { $0.hasName(Self.checksumModeHeader) })
     {
-      // S3 sends an object's `x-amz-checksum-sha256` only when asked; haul checks it.
+      // S3 sends an object's `x-amz-checksum-sha256` only when asked; haul checks it (a
+      // segmented download asks a `HEAD` for it: a range carries none).
       request.headers.append(HTTPField(Self.checksumModeHeader, "ENABLED"))
     }
     try sign(&request)

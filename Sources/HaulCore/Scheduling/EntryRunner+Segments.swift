@@ -13,8 +13,9 @@ import Foundation
 ///
 /// The file is always hashed (SHA-256, and every digest expected); the server's digests are
 /// those the probe's 206 declares (`Repr-Digest`, `Digest`, `x-goog-hash`,
-/// `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only), kept in the resume
-/// state for a resumed download, which sends no probe.
+/// `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only), or for an object
+/// on the `--s3` endpoint, whose ranges carry none, those a `HEAD` declares
+/// (`s3ObjectDigests`); kept in the resume state for a resumed download, which sends no probe.
 extension EntryRunner {
   /// Whether `entry` may be split at all (its size, when known, is large enough).
   func maySegment(_ entry: ManifestEntry) -> Bool {
@@ -92,7 +93,10 @@ extension EntryRunner {
         state.total = total
         state.segments = SegmentProgress.plan(total: total, count: options.segments)
         if options.serverDigests {
-          let declared = ServerDigests.declared(by: head)
+          var declared = ServerDigests.declared(by: head)
+          if declared.isEmpty {
+            declared = await s3ObjectDigests(entry, url, validator: validator, job: job)
+          }
           state.server = declared.isEmpty ? nil : declared
         }
       }
