@@ -261,20 +261,14 @@ struct CLIServerDigestTests {
       [
         try line(
           "halted", size: size, seed: 57,
-          ["declare": "repr-sha-512", "stall": "300000", "stallSeconds": "30", "times": "5"])
+          ["declare": "repr-sha-512", "stall": "300000", "stallSeconds": "120", "times": "5"])
       ], in: directory)
-    let arguments = runArguments(transport, ["--segments", "4", "--min-segment-size", "1M"])
+    // The stalls (and --timeout) outlast any late kill on a loaded machine.
+    let arguments = runArguments(
+      transport, ["--segments", "4", "--min-segment-size", "1M", "--timeout", "120"])
     let running = try HaulBinary.start(arguments, in: directory)
     let statePath = directory.file("out/halted.bin.haul-state")
-    for _ in 0..<800 where running.process.isRunning {
-      if let segments = SegmentTests.savedSegments(statePath), segments.count == 4,
-        segments.allSatisfy({ $0.next == $0.start + 300_000 })
-      {
-        break
-      }
-      try await Task.sleep(for: .milliseconds(25))
-    }
-    running.send(SIGKILL)
+    await SegmentTests.killWhenEverySegmentSaved(running, statePath: statePath)
     _ = try await running.finish(timeout: 10)
     let saved = FileManager.default.contents(atPath: statePath).flatMap {
       ResumeState.decode(Array($0))

@@ -1,6 +1,7 @@
 import Foundation
 import HaulCore
 import HaulTestSupport
+import Synchronization
 import Testing
 
 @Suite("--segments: one download as parallel ranges, through the built binary")
@@ -61,10 +62,11 @@ struct SegmentTests {
     defer { cleanUp() }
     let size: Int64 = 8 << 20
     // The probe and the four segments of the first run (the first five requests) each get
-    // 300,000 bytes and then nothing for 30 s; later requests are served at full speed.
+    // 300,000 bytes and then nothing for 120 s (longer than a loaded machine can delay the
+    // kill); later requests are served at full speed.
     let url = server.dataURL(
       "slow", size: size, seed: 62,
-      options: ["stall": "300000", "stallSeconds": "30", "times": "5"])
+      options: ["stall": "300000", "stallSeconds": "120", "times": "5"])
     let sha = await Self.sha256(seed: 62, count: size)
     try writeManifest(
       [
@@ -75,22 +77,13 @@ struct SegmentTests {
       in: directory)
     let arguments = [
       "run", "manifest.jsonl", "-o", "out", "--segments", "4", "--min-segment-size", "1M",
-      "--transport", transport, "-q",
+      "--transport", transport, "-q", "--timeout", "120",
     ]
 
     // Given a run killed once every segment has saved its 300,000 bytes,
     let running = try HaulBinary.start(arguments, in: directory)
     let statePath = directory.file("out/slow.bin.haul-state")
-    for _ in 0..<800 where running.process.isRunning {
-      if let segments = Self.savedSegments(statePath), segments.count == 4,
-        segments.allSatisfy({ $0.next == $0.start + 300_000 })
-      {
-        break
-      }
-      try await Task.sleep(for: .milliseconds(25))
-    }
-    let killedMidWay = running.process.isRunning
-    running.send(SIGKILL)
+    let killedMidWay = await Self.killWhenEverySegmentSaved(running, statePath: statePath)
     let killed = try await running.finish(timeout: 10)
     #expect(killedMidWay, "haul ended before it could be killed mid-way: \(killed.stderr)")
     let saved = try #require(Self.savedSegments(statePath))
@@ -276,6 +269,25 @@ struct SegmentTests {
   }
 
   /// The segments recorded in the resume state at `path`, if it holds any.
+  /// SIGKILLs `running` once the state file at `statePath` records four segments that each
+  /// saved 300,000 bytes (or after 60 s), watched from a thread of its own; returns whether
+  /// haul was still running when killed.
+  @discardableResult
+  static func killWhenEverySegmentSaved(_ running: RunningHaul, statePath: String) async -> Bool {
+    let alive = Mutex(false)
+    await whenOffPool(
+      {
+        guard running.process.isRunning else { return true }
+        guard let segments = savedSegments(statePath), segments.count == 4 else { return false }
+        return segments.allSatisfy { $0.next == $0.start + 300_000 }
+      }, timeout: 60, every: 0.02,
+      then: {
+        alive.withLock { $0 = running.process.isRunning }
+        running.send(SIGKILL)
+      })
+    return alive.withLock { $0 }
+  }
+
   static func savedSegments(_ path: String) -> [SegmentProgress]? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     return ResumeState.decode(Array(data))?.segments
