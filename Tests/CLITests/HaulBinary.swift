@@ -34,11 +34,12 @@ enum HaulBinary {
       ?? candidates.last!
   }()
 
-  /// Starts haul with `arguments`; its output goes to files in `directory`. `environment`
+  /// Starts haul with `arguments`; its output goes to files in `directory`, or standard
+  /// output to `stdout` when it is given (which the test then reads itself). `environment`
   /// is added to (and overrides) the test's own.
   static func start(
     _ arguments: [String], in directory: TemporaryDirectory, stdin: String? = nil,
-    environment: [String: String] = [:]
+    environment: [String: String] = [:], stdout: Pipe? = nil
   ) throws -> RunningHaul {
     guard FileManager.default.isExecutableFile(atPath: path) else {
       throw FixtureError("the haul binary is missing at \(path): run `swift build` first")
@@ -55,7 +56,7 @@ enum HaulBinary {
     let err = directory.file(".stderr-\(id)")
     _ = FileManager.default.createFile(atPath: out, contents: nil)
     _ = FileManager.default.createFile(atPath: err, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+    process.standardOutput = try stdout ?? FileHandle(forWritingTo: URL(fileURLWithPath: out))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
     if let stdin {
       let input = directory.file(".stdin-\(id)")
@@ -66,6 +67,8 @@ enum HaulBinary {
     }
     let running = RunningHaul(process: process, stdoutPath: out, stderrPath: err)
     try process.run()
+    // The child holds the pipe's writing end; the reader sees its end once haul exits.
+    try? stdout?.fileHandleForWriting.close()
     return running
   }
 

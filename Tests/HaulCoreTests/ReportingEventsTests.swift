@@ -47,6 +47,7 @@ struct ReportingEventsTests {
 
   @Test func progress_lines_are_sampled_per_entry() {
     var lines = EventLines(progressInterval: 0.5)
+    _ = lines.lines(for: .started(entry))
     var emitted = 0
     for step in 1...40 {
       emitted +=
@@ -58,11 +59,25 @@ struct ReportingEventsTests {
 
   @Test func progress_without_movement_is_not_repeated() {
     var lines = EventLines(progressInterval: 0.5)
+    _ = lines.lines(for: .started(entry))
     var emitted = 0
     for step in 1...40 {
       emitted += lines.lines(for: .progress(snapshot(bytes: 5, elapsed: Double(step) * 0.1))).count
     }
     #expect(emitted == 1)
+  }
+
+  /// A snapshot is taken apart from the events: it may list an entry before its `start` is
+  /// out or after its `done` is.
+  @Test func progress_comes_only_between_an_entrys_start_and_its_end() {
+    var lines = EventLines(progressInterval: 0)
+    #expect(lines.lines(for: .progress(snapshot(bytes: 1, elapsed: 0.1))).isEmpty)
+    _ = lines.lines(for: .started(entry))
+    #expect(lines.lines(for: .progress(snapshot(bytes: 2, elapsed: 0.2))).count == 1)
+    var outcome = sampleOutcome
+    outcome.line = entry.line
+    _ = lines.lines(for: .finished(outcome))
+    #expect(lines.lines(for: .progress(snapshot(bytes: 3, elapsed: 0.3))).isEmpty)
   }
 
   @Test func summary_event_is_the_summary_with_a_type() throws {

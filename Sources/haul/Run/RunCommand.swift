@@ -135,6 +135,8 @@ struct RunCommand {
         outputsWritten = false
       }
     }
+    // The report and `--failed` are on disk before the wait for a slow events reader.
+    consumer.output?.finish()
     Console.error(SummaryLine.text(summary) + "\n")
     signals.stop()
 
@@ -186,29 +188,33 @@ struct RunCommand {
 
 /// Hands each event to the outputs that want it: the events stream, the report, the
 /// `--failed` list, the progress display, and failure messages on standard error.
+///
+/// The report's spool, the `--failed` list and the tally are written here, as the event
+/// arrives; the `--events` lines go through `output`, whose own thread writes them, so that a
+/// slow reader of standard output holds no transfer back (see `EventOutput`).
 struct EventConsumer {
   let options: RunOptions
   let report: ReportWriter?
   let display: any ProgressDisplay
-  var events = EventLines()
+  /// The `--events` writer, when the option is given.
+  let output: EventOutput?
   /// The `--failed` lines, gathered only when the option is given.
   let failures: FailedEntries?
   var tally = RunTally()
   var summary: RunSummary?
   /// The first error writing the report's spool; the report is then not written.
   var reportError: ReportFileError?
-  /// False once standard output refused an event line (a closed pipe): stop writing them.
-  var eventsOpen = true
 
   init(options: RunOptions, report: ReportWriter?, display: any ProgressDisplay) {
     self.options = options
     self.report = report
     self.display = display
+    output = options.events ? EventOutput() : nil
     failures = options.failed.map { FailedEntries(spoolingBeside: $0) }
   }
 
   mutating func consume(_ event: TransferEvent) {
-    // The report's spool first: an entry whose `done` line was printed is in the spool
+    // The report's spool first: an entry whose `done` line is printed is in the spool
     // even if the process dies right after.
     if case .finished(let outcome) = event, let report, reportError == nil {
       do throws(ReportFileError) {
@@ -217,12 +223,7 @@ struct EventConsumer {
         reportError = error
       }
     }
-    if options.events, eventsOpen {
-      let lines = events.lines(for: event)
-      if !lines.isEmpty {
-        eventsOpen = Console.output(lines.joined(separator: "\n") + "\n")
-      }
-    }
+    output?.enqueue(event)
     display.handle(event)
     switch event {
     case .finished(let outcome):
