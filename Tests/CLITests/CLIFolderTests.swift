@@ -101,6 +101,50 @@ struct CLIFolderTests {
     }
   }
 
+  @Test(arguments: transports)
+  func a_rerun_fetches_again_a_file_whose_listed_mtime_changed_and_skips_the_rest(
+    transport: String
+  ) async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-cli-folder")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      // Given a folder mirrored from nginx's JSON listing (exact sizes and mtimes)
+      _ = try Self.makeTree(nginx)
+      let line = try manifestLine([
+        "url": nginx.url("/listed-json/sub/").absoluteString, "recursive": true, "path": "s/",
+      ])
+      try writeManifest([line], in: directory)
+      let arguments = [
+        "run", "manifest.jsonl", "-o", "out", "--transport", transport, "--depth", "1",
+        "--report", "report.json",
+      ]
+      let first = try await HaulBinary.run(arguments, in: directory)
+      #expect(first.status == 0, "\(first.stderr)")
+      // When one.txt is replaced on the server by bytes of the same size and a later mtime
+      let served = nginx.root + "/listed/sub/one.txt"
+      let before = try FileManager.default.attributesOfItem(atPath: served)[.modificationDate]
+      let changed = try nginx.createFile("listed/sub/one.txt", size: 11, seed: 99)
+      let later = try #require(before as? Date).addingTimeInterval(3600)
+      try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: served)
+      let fileGets = {
+        nginx.accessLog().filter { $0.method == "GET" && !$0.uri.hasSuffix("/") }.map(\.uri)
+      }
+      let gets = fileGets().count
+      let second = try await HaulBinary.run(arguments, in: directory)
+      // Then the rerun fetches it again, by the listing alone, and nothing else
+      #expect(second.status == 0, "\(second.stderr)")
+      #expect(second.stderr.contains("1 ok, 0 skipped, 0 failed"), "\(second.stderr)")
+      #expect(fileGets().dropFirst(gets) == ["/listed-json/sub/one.txt"])
+      #expect(FileDigest(path: directory.file("out/s/one.txt"))?.sha256 == changed)
+      var status = stat()
+      #expect(stat(directory.file("out/s/one.txt"), &status) == 0)
+      #expect(status.st_mtim.tv_sec == Int(later.timeIntervalSince1970))
+      // And a third run finds it current
+      let third = try await HaulBinary.run(arguments, in: directory)
+      #expect(third.stderr.contains("0 ok, 1 skipped, 0 failed"), "\(third.stderr)")
+    }
+  }
+
   @Test func include_and_exclude_select_files_by_their_path_below_the_folder() async throws {
     let directory = try TemporaryDirectory(prefix: "haul-cli-folder")
     defer { directory.remove() }

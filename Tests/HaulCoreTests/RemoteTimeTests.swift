@@ -1,7 +1,8 @@
 import Foundation
-import HaulCore
 import HaulTestSupport
 import Testing
+
+@testable import HaulCore
 
 @Suite("Server timestamps: a finished download's mtime is its Last-Modified")
 struct RemoteTimeTests {
@@ -12,13 +13,13 @@ struct RemoteTimeTests {
   /// Downloads "abcdefgh" into f.bin, resuming after `prefix` bytes when it is not 0, with
   /// `headers` on the response; returns the file's mtime in seconds.
   private func download(
-    remoteTime: Bool, prefix: Int = 0, headers: [HTTPField]
+    remoteTime: Bool, prefix: Int = 0, listedTime: Int? = nil, headers: [HTTPField]
   ) throws -> Int {
     let folder = try TemporaryDirectory(prefix: "haul-remote-time")
     defer { folder.remove() }
     let local = try LocalDownload(
       directory: try OutputDirectory(path: folder.path), path: "f.bin", durable: false,
-      remoteTime: remoteTime)
+      remoteTime: remoteTime, listedTime: listedTime)
     let body = Array("abcdefgh".utf8)
     let fd = try local.openPartial(truncate: true)
     defer { close(fd) }
@@ -63,6 +64,25 @@ struct RemoteTimeTests {
       let mtime = try download(remoteTime: true, headers: headers)
       #expect(abs(mtime - Int(Date().timeIntervalSince1970)) < 60)
     }
+  }
+
+  @Test func a_listed_time_is_the_mtime_when_the_answer_gives_none() throws {
+    #expect(try download(remoteTime: true, listedTime: 1_234_567_890, headers: []) == 1_234_567_890)
+    let answered = try download(
+      remoteTime: true, listedTime: 1_234_567_890,
+      headers: [HTTPField("Last-Modified", lastModified)])
+    #expect(answered == epoch, "the answer's Last-Modified wins")
+    let kept = try download(remoteTime: false, listedTime: 1_234_567_890, headers: [])
+    #expect(abs(kept - Int(Date().timeIntervalSince1970)) < 60, "--no-remote-time")
+  }
+
+  @Test func a_listed_time_keeps_a_file_only_when_it_matches_or_under_no_remote_time_is_older() {
+    #expect(ListedTime.isCurrent(local: 100, listed: 100, remoteTime: true))
+    #expect(!ListedTime.isCurrent(local: 100, listed: 101, remoteTime: true))
+    #expect(!ListedTime.isCurrent(local: 100, listed: 99, remoteTime: true))
+    #expect(ListedTime.isCurrent(local: 100, listed: 99, remoteTime: false))
+    #expect(ListedTime.isCurrent(local: 100, listed: 100, remoteTime: false))
+    #expect(!ListedTime.isCurrent(local: 100, listed: 101, remoteTime: false))
   }
 
   @Test func http_dates_of_all_three_forms_parse_to_the_same_second() {

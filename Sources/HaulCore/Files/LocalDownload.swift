@@ -25,8 +25,11 @@ package final class LocalDownload: @unchecked Sendable {
   private let durable: Bool
   /// Whether a finished file gets the server's `Last-Modified` as its mtime.
   private let remoteTime: Bool
-  /// The final response's `Last-Modified`, noted by the sink as the head arrives.
-  private let lastModified = Mutex<Int?>(nil)
+  /// The time a folder listing gave the file, the mtime when no answer gives one.
+  private let listedTime: Int?
+  /// The final response's `Last-Modified` (else `listedTime`), noted by the sink as the head
+  /// arrives.
+  private let lastModified: Mutex<Int?>
   /// Whether a finished file keeps its ETag in `RefreshCheck.etagAttribute` (`--refresh`).
   let recordsETag: Bool
   /// The final response's ETag, noted by the sink when `recordsETag`.
@@ -48,12 +51,16 @@ package final class LocalDownload: @unchecked Sendable {
 
   /// Opens the parent folder of `path` in `directory`, creating folders as needed.
   /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut;
-  /// `recordsETag` (`--refresh`) keeps the server's ETag with it.
+  /// `recordsETag` (`--refresh`) keeps the server's ETag with it. With `remoteTime`, a
+  /// `listedTime` (a listing's mtime, seconds since 1970) is the finished file's mtime
+  /// unless its answer gives a `Last-Modified`.
   package init(
     directory: OutputDirectory, path: String, durable: Bool, remoteTime: Bool = false,
-    recordsETag: Bool = false
+    listedTime: Int? = nil, recordsETag: Bool = false
   ) throws(TransferError) {
     self.remoteTime = remoteTime
+    self.listedTime = remoteTime ? listedTime : nil
+    lastModified = Mutex(self.listedTime)
     self.recordsETag = recordsETag
     (folder, leaf) = try directory.folder(of: path)
     parent = folder?.descriptor ?? directory.descriptor
@@ -203,10 +210,11 @@ package final class LocalDownload: @unchecked Sendable {
   }
 
   /// Notes the `Last-Modified` of the response whose body fills the partial file (`nil`
-  /// when it has none): the latest note wins, so a restarted or resumed body's counts.
+  /// when it has none, which leaves the listed time): the latest note wins, so a restarted
+  /// or resumed body's counts.
   package func noteLastModified(_ value: String?) {
     guard remoteTime else { return }
-    lastModified.withLock { $0 = value.flatMap(HTTPDate.epochSeconds) }
+    lastModified.withLock { $0 = value.flatMap(HTTPDate.epochSeconds) ?? listedTime }
   }
 
   /// Sets the partial file's mtime to the noted `Last-Modified` (atime untouched), before

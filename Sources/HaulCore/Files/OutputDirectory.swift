@@ -171,6 +171,8 @@ package struct FileStatus: Sendable, Hashable {
   package var size: Int64
   package var isRegularFile: Bool
   package var isSymlink: Bool
+  /// Its modification time, in whole seconds since 1970.
+  package var modified: Int
 
   /// `fstatat` without following symlinks; `nil` when there is nothing at `name`.
   static func lstat(_ directory: Int32, _ name: String) -> FileStatus? {
@@ -179,7 +181,8 @@ package struct FileStatus: Sendable, Hashable {
     guard status == 0 else { return nil }
     let type = info.st_mode & S_IFMT
     return FileStatus(
-      size: Int64(info.st_size), isRegularFile: type == S_IFREG, isSymlink: type == S_IFLNK)
+      size: Int64(info.st_size), isRegularFile: type == S_IFREG, isSymlink: type == S_IFLNK,
+      modified: Int(info.st_mtim.tv_sec))
   }
 }
 

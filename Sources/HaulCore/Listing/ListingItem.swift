@@ -41,6 +41,7 @@ enum ListingItem: Sendable {
       return
     }
     entry.url = url
+    entry.listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
     if let etag = file.ifMatch, !etag.isEmpty,
       !entry.headers.contains(where: { $0.hasName("If-Match") })
     {

@@ -8,8 +8,9 @@ public struct ManifestEntry: Sendable, Hashable {
     case upload
   }
 
-  /// The fields that hold references (strings, arrays, URLs, digests), kept in one box so
-  /// that a copy of the entry costs one retain (`CopyOnWriteBox`).
+  /// The fields that hold references (strings, arrays, URLs, digests), and the listed mtime
+  /// only listed files carry, kept in one box so that a copy of the entry costs one retain
+  /// (`CopyOnWriteBox`).
   private struct Parts: Sendable, Hashable {
     var text: String
     var url: URL
@@ -19,6 +20,7 @@ public struct ManifestEntry: Sendable, Hashable {
     var manifestDigests: DigestValues
     var checksumDigests: DigestValues
     var headers: [HTTPField]
+    var listedModified: Int?
   }
 
   private var parts: CopyOnWriteBox<Parts>
@@ -76,6 +78,14 @@ public struct ManifestEntry: Sendable, Hashable {
     _modify { yield &parts.value.headers }
   }
 
+  /// The modification time (whole seconds since 1970) the folder listing that named this
+  /// file gives: a file in place of the listed size whose mtime differs is fetched again
+  /// (`ListedTime`), and a fetched file whose answer has no `Last-Modified` gets it.
+  package var listedModified: Int? {
+    get { parts.value.listedModified }
+    _modify { yield &parts.value.listedModified }
+  }
+
   /// - Parameters:
   ///   - sha256: the line's SHA-256; when given, it takes the place of `manifestDigests`'s.
   ///   - manifestDigests: the line's digests, lowercase hex.
@@ -94,7 +104,8 @@ public struct ManifestEntry: Sendable, Hashable {
       Parts(
         text: text, url: url, mirrors: mirrors, path: path,
         method: method ?? (operation == .upload ? "PUT" : "GET"),
-        manifestDigests: manifestDigests, checksumDigests: checksumDigests, headers: headers))
+        manifestDigests: manifestDigests, checksumDigests: checksumDigests, headers: headers,
+        listedModified: nil))
     self.line = line
     self.operation = operation
     self.size = size

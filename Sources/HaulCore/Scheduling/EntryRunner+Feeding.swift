@@ -91,7 +91,8 @@ extension EntryRunner {
   func localFiles(for entry: ManifestEntry) throws(TransferError) -> LocalDownload {
     try LocalDownload(
       directory: directory, path: entry.path, durable: options.fsync,
-      remoteTime: options.remoteTime, recordsETag: options.refresh)
+      remoteTime: options.remoteTime, listedTime: entry.listedModified,
+      recordsETag: options.refresh)
   }
 
   /// The destination's digests and what they matched (none when the entry expects none)
@@ -105,6 +106,12 @@ extension EntryRunner {
       destination.isRegularFile
     else { return nil }
     if let size = entry.size, destination.size != size { return nil }
+    if let listed = entry.listedModified,
+      !ListedTime.isCurrent(
+        local: destination.modified, listed: listed, remoteTime: options.remoteTime)
+    {
+      return nil
+    }
     let expected = entry.expectedDigests
     if !expected.isEmpty {
       guard let (digests, _) = local.digestsOfDestination(expected.algorithms),
