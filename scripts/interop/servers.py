@@ -1,7 +1,9 @@
 """The real servers of the interop suite, each started on 127.0.0.1 and [::1] with a
-throwaway configuration written into its own folder: four origins (apache2 with mod_dav
-and mod_http2, lighttpd with mod_webdav, caddy, h2o), each with plain http and https
-offering HTTP/2, and three proxies (squid, tinyproxy, microsocks).
+throwaway configuration written into its own folder: five origins (apache2 with mod_dav
+and mod_http2, lighttpd with mod_webdav, caddy, h2o, nginx with dav_ext), each with plain
+http and https offering HTTP/2; four listing servers on 127.0.0.1 and plain http only
+(`rclone serve http`, `rclone serve webdav`, wsgidav, `python3 -m http.server`), which run
+the folder cases alone; and three proxies (squid, tinyproxy, microsocks).
 
 Every origin writes an access log read back as entries {client, method, path, proto,
 status}, so cases can tell which protocol and how many ranges a run used, and every proxy
@@ -11,6 +13,7 @@ import json
 import os
 import pwd
 import re
+import sys
 
 from support import free_port, wait_listening
 
@@ -42,6 +45,12 @@ class Origin:
     # Seconds within which a request shows in the access log: lighttpd buffers its log and
     # writes it out on a timer every 4 s, which a busy machine can stretch.
     log_seconds = 6.0
+
+    # The listing formats the origin serves its docroot in, each under a URL prefix: the
+    # folder cases run once per format ("propfind", "html", "json"; "" prefix: the root).
+    formats = {"html": ""}
+    # The cases it runs (None: every origin case); the listing servers run the folder cases.
+    cases = None
 
     def __init__(self, work, cert, key):
         self.folder = os.path.join(work, self.name)
@@ -82,6 +91,7 @@ class Origin:
 class Apache2(Origin):
     name = "apache2"
     takes_puts = True
+    formats = {"propfind": ""}
     modules = ("mpm_event", "authz_core", "dav", "dav_fs", "ssl", "socache_shmcb", "http2")
 
     def launch(self, daemons):
@@ -131,6 +141,7 @@ class Apache2(Origin):
 class Lighttpd(Origin):
     name = "lighttpd"
     takes_puts = True
+    formats = {"propfind": ""}
     stat_cache_seconds = 2
     log_seconds = 20.0
 
@@ -165,6 +176,7 @@ class Lighttpd(Origin):
 
 class Caddy(Origin):
     name = "caddy"
+    formats = {"json": ""}
 
     def launch(self, daemons):
         site = [
@@ -235,6 +247,124 @@ class H2o(Origin):
         write(configuration, lines)
         os.chmod(self.folder, 0o777)  # h2o opens its logs after dropping root
         return daemons.start(self.name, ["h2o", "-c", configuration], self.daemon_log)
+
+
+class Nginx(Origin):
+    """nginx with `libnginx-mod-http-dav-ext`: PROPFIND (and PUT, MKCOL) at the root,
+    autoindex HTML under /html/ and autoindex JSON under /json/, the same docroot."""
+
+    name = "nginx"
+    takes_puts = True
+    formats = {"propfind": "", "html": "/html", "json": "/json"}
+    module = "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so"
+
+    def launch(self, daemons):
+        d = self.folder
+        lines = ["load_module %s;" % self.module]
+        if AS_ROOT:
+            lines.append("user root;")
+        lines += [
+            "daemon off;", "worker_processes 2;", "pid %s/nginx.pid;" % d,
+            "error_log %s warn;" % self.daemon_log,
+            "events { worker_connections 1024; }",
+            "http {",
+            "  log_format interop '$remote_addr \"$request\" $status $body_bytes_sent';",
+            "  access_log %s interop;" % self.log,
+            "  client_body_temp_path %s/body;" % d, "  proxy_temp_path %s/proxy;" % d,
+            "  fastcgi_temp_path %s/fastcgi;" % d, "  uwsgi_temp_path %s/uwsgi;" % d,
+            "  scgi_temp_path %s/scgi;" % d,
+            "  default_type application/octet-stream;",
+            "  client_max_body_size 0;",
+            "  server {",
+        ]
+        for host in ("127.0.0.1", "[::1]"):
+            lines += ["    listen %s:%d;" % (host, self.http_port),
+                      "    listen %s:%d ssl http2;" % (host, self.https_port)]
+        lines += [
+            "    ssl_certificate %s;" % self.cert, "    ssl_certificate_key %s;" % self.key,
+            "    root %s;" % self.docroot,
+            "    location / {",
+            "      dav_methods PUT MKCOL;", "      dav_ext_methods PROPFIND OPTIONS;",
+            "      autoindex on;",
+            "    }",
+            "    location /html/ { alias %s/; autoindex on; }" % self.docroot,
+            "    location /json/ { alias %s/; autoindex on; autoindex_format json; }"
+            % self.docroot,
+            "  }",
+            "}",
+        ]
+        configuration = os.path.join(d, "nginx.conf")
+        write(configuration, lines)
+        return daemons.start(self.name, ["nginx", "-c", configuration, "-p", d],
+                             self.daemon_log)
+
+
+class ListingServer(Origin):
+    """A server people run to share a folder: plain http on 127.0.0.1 only, the folder
+    cases only; `https_port` is unused. The access log, where the server keeps one that
+    `entries` can read, is its output."""
+
+    cases = ("folder", "tree")
+
+    def url(self, path, https=False, host="127.0.0.1"):
+        return "http://%s:%d%s" % (host, self.http_port, path)
+
+    def start(self, daemons):
+        process = self.process = self.launch(daemons)
+        if not wait_listening(self.http_port, seconds=30, process=process):
+            raise RuntimeError("%s did not listen on port %d: %s" % (
+                self.name, self.http_port, tail(self.daemon_log)))
+
+    def entries(self):
+        return []
+
+
+class RcloneHTTP(ListingServer):
+    name = "rclone-http"
+    command = "http"
+
+    def launch(self, daemons):
+        return daemons.start(self.name, [
+            "rclone", "serve", self.command, self.docroot, "--addr",
+            "127.0.0.1:%d" % self.http_port, "--config", "/dev/null", "--log-file",
+            self.daemon_log, "-v"], self.daemon_log)
+
+
+class RcloneWebDAV(RcloneHTTP):
+    name = "rclone-webdav"
+    command = "webdav"
+    formats = {"propfind": ""}
+
+
+class WsgiDAV(ListingServer):
+    name = "wsgidav"
+    formats = {"propfind": ""}
+
+    def launch(self, daemons):
+        return daemons.start(self.name, [
+            "wsgidav", "--host", "127.0.0.1", "--port", str(self.http_port), "--root",
+            self.docroot, "--auth", "anonymous", "--no-config", "-q"], self.daemon_log)
+
+
+class PythonHTTP(ListingServer):
+    name = "python-http"
+    log_seconds = 2.0
+    PYTHON_LOG = re.compile(r'^(\S+) - - \[[^]]*\] "(\S+) (\S+) (\S+)" (\d{3})')
+
+    def launch(self, daemons):
+        return daemons.start(self.name, [
+            sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory",
+            self.docroot, str(self.http_port)], self.log)
+
+    def entries(self):
+        found = []
+        for line in read_lines(self.log):
+            match = self.PYTHON_LOG.match(line)
+            if match:
+                client, method, path, proto, status = match.groups()
+                found.append({"client": client, "method": method, "path": path,
+                              "proto": proto, "status": int(status)})
+        return found
 
 
 class Proxy:
