@@ -224,6 +224,8 @@ class Caddy(Origin):
 
 class H2o(Origin):
     name = "h2o"
+    # file.dirlisting links folders as HREF="sub", with no trailing slash (docs/manual.md).
+    folder_links_without_slash = True
 
     def launch(self, daemons):
         lines = []
@@ -255,6 +257,8 @@ class Nginx(Origin):
 
     name = "nginx"
     takes_puts = True
+    # ngx_http_dav reads a PUT's whole body before it looks at the target's folder.
+    refuses_early = False
     formats = {"propfind": "", "html": "/html", "json": "/json"}
     module = "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so"
 
