@@ -37,29 +37,7 @@ struct ResumableState: Codable, Sendable, Hashable {
 
   /// Writes the state to `path` (its folder made as needed) through a temporary file.
   func write(to path: String) throws(TransferError) {
-    try Self.makeFolder(of: path)
-    guard let data = try? JSONEncoder().encode(self) else {
-      throw TransferError(.io, "cannot encode the upload state")
-    }
-    let temporary = path + ".tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard fd >= 0 else { throw FileErrors.error(errno, "cannot write the upload state") }
-    defer { close(fd) }
-    let written = data.withUnsafeBytes { writeAll(fd, $0) }
-    guard written, fsync(fd) == 0, rename(temporary, path) == 0 else {
-      throw FileErrors.error(errno, "cannot write the upload state")
-    }
-  }
-
-  /// Makes the folder of the state file at `path` (`.haul/uploads`) when it is missing.
-  static func makeFolder(of path: String) throws(TransferError) {
-    do {
-      try FileManager.default.createDirectory(
-        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700])
-    } catch {
-      throw TransferError(.io, "cannot make the upload state folder .haul/uploads")
-    }
+    try UploadStateFile.write(self, to: path)
   }
 
   /// Removes the state file at `path`, if any.

@@ -41,34 +41,7 @@ struct S3MultipartState: Codable, Sendable, Hashable {
 
   /// Writes the state to `path` (its folders made as needed) through a temporary file.
   func write(to path: String) throws(TransferError) {
-    let folder = (path as NSString).deletingLastPathComponent
-    do {
-      try FileManager.default.createDirectory(
-        atPath: folder, withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700])
-    } catch {
-      throw TransferError(.io, "cannot make the upload state folder .haul/uploads")
-    }
-    guard let data = try? JSONEncoder().encode(self) else {
-      throw TransferError(.io, "cannot encode the upload state")
-    }
-    let temporary = path + ".tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard fd >= 0 else { throw FileErrors.error(errno, "cannot write the upload state") }
-    defer { close(fd) }
-    let bytes = [UInt8](data)
-    let failure: TransferError? = bytes.withUnsafeBytes { raw in
-      do throws(TransferError) {
-        try FileErrors.pwriteAll(fd, raw, at: 0, what: "cannot write the upload state")
-        return nil
-      } catch {
-        return error
-      }
-    }
-    if let failure { throw failure }
-    guard fsync(fd) == 0, rename(temporary, path) == 0 else {
-      throw FileErrors.error(errno, "cannot write the upload state")
-    }
+    try UploadStateFile.write(self, to: path)
   }
 
   /// Removes the state file at `path`, if any.
