@@ -52,9 +52,19 @@ struct FaultRequest {
   }
 
   /// The query's parameters, percent-decoded (the last of repeated keys wins).
-  var options: [String: String] {
+  var options: [String: String] { Self.options(query ?? "") }
+
+  /// The options of a `/dav/<options>/` folder, written in its first segment as a query is
+  /// (the URLs a listing names carry no query); `nil` for any other path.
+  var folderOptions: [String: String]? {
+    let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard segments.count > 3, segments[1] == "dav" else { return nil }
+    return Self.options(String(segments[2]))
+  }
+
+  private static func options(_ query: String) -> [String: String] {
     var result: [String: String] = [:]
-    for pair in (query ?? "").split(separator: "&") {
+    for pair in query.split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let key = String(parts[0]).removingPercentEncoding ?? String(parts[0])
       let value = parts.count > 1 ? String(parts[1]) : ""

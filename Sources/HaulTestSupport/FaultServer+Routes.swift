@@ -45,7 +45,7 @@ private struct FaultExchange {
     self.index = index
     self.hit = hit
     self.generation = generation
-    self.options = request.options
+    self.options = request.folderOptions ?? request.options
   }
 
   /// Whether options marked "fault" apply to this request (`hit < times`, or no `times`).
@@ -100,6 +100,7 @@ private struct FaultExchange {
         status: Int(int("code") ?? 302), headers: [("Location", nextHopURL())], body: "")
     }
     if request.path == "/echo" { return echo() }
+    if request.path.hasPrefix("/dav/") { return davFolder() }
     if request.path.hasPrefix("/data/") {
       return request.method == "GET" || request.method == "HEAD"
         ? data(name: String(request.path.dropFirst(6)))
@@ -119,9 +120,11 @@ private struct FaultExchange {
     let generationOfContent = changing ? UInt64(hit) : changed ? 1 : 0
     let baseSeed = options["seed"].flatMap { UInt64($0) } ?? TestContent.seed(for: name)
     let seed = FaultServer.changingSeed(baseSeed, hit: Int(generationOfContent))
-    let etag = "\"\(String(seed, radix: 16))-\(size)\""
+    let validated = options["keepValidator"] == "1" ? 0 : generationOfContent
+    let etag =
+      "\"\(String(FaultServer.changingSeed(baseSeed, hit: Int(validated)), radix: 16))-\(size)\""
     let lastModified = Self.httpDate(
-      Date(timeIntervalSince1970: 1_704_067_200 + Double(generationOfContent) * 60))
+      Date(timeIntervalSince1970: 1_704_067_200 + Double(validated) * 60))
     let endless = options["endless"] == "1"
     let badChunk = faulty && options["badChunk"] == "1"
     let chunked = endless || badChunk || options["chunked"] == "1"
@@ -195,6 +198,41 @@ private struct FaultExchange {
       guard connection.send("0\r\n" + fields + "\r\n") else { return false }
     }
     return !closes
+  }
+
+  /// `/dav/<options>/`: `PROPFIND` lists the folder's one file, `file.bin`, with its size
+  /// and the ETag `"v0"`, or `"v1"` from the folder's hit `listedChangeAfter` on; a `GET`
+  /// of a file in it is `/data/<name>` with the folder's options.
+  private func davFolder() -> Bool {
+    let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
+    guard segments.count == 4 else {
+      return sendSmall(status: 404, headers: [], body: "not found: \(request.path)\n")
+    }
+    guard segments[3].isEmpty else {
+      return request.method == "GET" || request.method == "HEAD"
+        ? data(name: String(segments[3]))
+        : sendSmall(status: 405, headers: [("Allow", "GET, HEAD")], body: "method not allowed\n")
+    }
+    guard request.method == "PROPFIND" else {
+      return sendSmall(status: 405, headers: [("Allow", "PROPFIND")], body: "method not allowed\n")
+    }
+    let version = int("listedChangeAfter").map { Int64(hit) >= $0 } == true ? 1 : 0
+    let folder = request.path
+    let body = """
+      <?xml version="1.0" encoding="utf-8"?>
+      <D:multistatus xmlns:D="DAV:">
+      <D:response><D:href>\(folder)</D:href><D:propstat><D:prop>
+      <D:resourcetype><D:collection/></D:resourcetype></D:prop>
+      <D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>
+      <D:response><D:href>\(folder)file.bin</D:href><D:propstat><D:prop>
+      <D:resourcetype/><D:getcontentlength>\(int("size") ?? 0)</D:getcontentlength>
+      <D:getetag>"v\(version)"</D:getetag></D:prop>
+      <D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>
+      </D:multistatus>
+
+      """
+    return sendSmall(
+      status: 207, headers: [("Content-Type", "application/xml; charset=utf-8")], body: body)
   }
 
   private func echo() -> Bool {

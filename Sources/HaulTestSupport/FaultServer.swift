@@ -20,6 +20,10 @@ import Synchronization
 /// - `PUT|POST /upload/<name>`: stores the body's length and SHA-256 (see `upload(named:)`)
 ///   and answers 201 with them as JSON.
 /// - `/rufh/...`: the IETF resumable upload draft's server (see `FaultServer+Resumable.swift`).
+/// - `/dav/<options>/`: a WebDAV folder whose options are written in its first segment as a
+///   query is (a listing's URLs carry no query): `PROPFIND` answers 207 listing `file.bin`
+///   with its `size` and the ETag `"v0"` (`"v1"` from the folder's hit `listedChangeAfter`
+///   on); `GET|HEAD /dav/<options>/<name>` is `/data/<name>` with those options.
 /// - Anything else: 404 with a small text body.
 ///
 /// Options (query parameters), on any route unless noted. A request's "hit" is how many
@@ -54,7 +58,9 @@ import Synchronization
 ///   belongs, then close), `changeAfter=K` (requests from hit K on get a second version:
 ///   the content, `ETag` and `Last-Modified` of `changingSeed(seed, hit: 1)`),
 ///   `ignoreIfRange=1` (answers `Range` with a 206 even when `If-Range` names another
-///   version, as h2o 2.2 does),
+///   version, as h2o 2.2 does), `keepValidator=1` (with `changeAfter` or `etag=changing`,
+///   the content changes but `ETag` and `Last-Modified` stay the first version's: a server
+///   whose validators cannot tell the versions apart),
 ///   `declare=FORM,...` (digest fields such as `Repr-Digest`, `Content-Digest`, `Digest`,
 ///   `x-goog-hash`, `x-amz-checksum-sha256`, or `malformed` ones; see `DeclaredDigestFields`)
 ///   with `declareWrong=1` *fault* (the declared digests are of other bytes).

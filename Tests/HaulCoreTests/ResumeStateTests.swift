@@ -52,6 +52,18 @@ struct ResumeStateTests {
     #expect(!state.belongs(to: entry("http://h/f", sha256: String(repeating: "a", count: 64))))
   }
 
+  @Test func a_listed_file_s_partial_belongs_only_under_the_etag_listed_when_it_began() {
+    var listed = ManifestEntry(line: 1, text: "", url: URL(string: "http://h/t/f")!, path: "t/f")
+    listed.listedETag = "\"v0\""
+    let begun = ResumeState(for: listed)
+    #expect(ResumeState.decode(begun.encoded())?.listedETag == "\"v0\"")
+    #expect(begun.belongs(to: listed))
+    listed.listedETag = "\"v1\""
+    #expect(!begun.belongs(to: listed), "the listing names another version")
+    listed.listedETag = nil
+    #expect(!begun.belongs(to: listed), "a listing without ETags cannot vouch for it")
+  }
+
   @Test func an_edited_state_is_discarded() {
     var bytes = state.encoded()
     bytes[10] ^= 0x01

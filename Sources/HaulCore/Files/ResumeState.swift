@@ -24,6 +24,17 @@ package struct ResumeState: Codable, Sendable, Hashable {
   /// declare fewer: a `Content-Digest` covers only the part). Absent in states written
   /// before haul read server digests, which then resume without them.
   package var server: [ExpectedDigest]?
+  /// The ETag the folder listing gave the file when the partial began
+  /// (`ManifestEntry.listedETag`): a listing that names another one names another version.
+  package var listedETag: String?
+
+  /// The state a new partial of `entry` begins with: no validator yet.
+  package init(for entry: ManifestEntry) {
+    self.init(
+      url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
+      validator: nil, total: nil)
+    listedETag = entry.listedETag
+  }
 
   package init(
     url: String, sha256: String?, size: Int64?, validator: String?, total: Int64?,
@@ -56,9 +67,14 @@ package struct ResumeState: Codable, Sendable, Hashable {
     return try? JSONDecoder().decode(ResumeState.self, from: Data(lines[0]))
   }
 
-  /// Whether a partial described by this state may continue `entry`.
+  /// Whether a partial described by this state may continue `entry`: the same source,
+  /// expected digest and size, and, for a listed file, the ETag its listing gives now.
+  /// The `If-Range` a resume sends guards it against a server that changed the file; the
+  /// listed ETag also guards it where the answer's validator cannot tell the versions apart
+  /// (a `Last-Modified` in whole seconds, a server that ignores `If-Range`).
   package func belongs(to entry: ManifestEntry) -> Bool {
     url == RedactedURL.string(entry.url) && sha256 == entry.sha256 && size == entry.size
+      && listedETag == entry.listedETag
   }
 }
 

@@ -14,6 +14,13 @@ package enum DAVMultistatus {
   package struct Child: Sendable, Hashable {
     package var name: ListedName
     package var etag: String?
+
+    /// The child as a listed name, its ETag with it.
+    var listed: ListedName {
+      var listed = name
+      listed.etag = etag
+      return listed
+    }
   }
 
   /// The children `body` lists for `folder`; `nil` when it is no `multistatus` document.

@@ -58,10 +58,13 @@ package struct ListedFile: Sendable, Hashable {
   /// with `http_412` instead of mixing two versions; only where the lister knows it is the
   /// one a download's answer carries (S3's ETag).
   package var ifMatch: String?
+  /// Its entity tag as listed (a WebDAV `getetag`), compared only with what a listing gives
+  /// of the same file: a partial begun under another one is not resumed.
+  package var etag: String?
 
   package init(
     url: URL?, source: String, relativePath: String, size: Int64? = nil,
-    modified: Date? = nil, ifMatch: String? = nil
+    modified: Date? = nil, ifMatch: String? = nil, etag: String? = nil
   ) {
     self.url = url
     self.source = source
@@ -69,6 +72,7 @@ package struct ListedFile: Sendable, Hashable {
     self.size = size
     self.modified = modified
     self.ifMatch = ifMatch
+    self.etag = etag
   }
 }
 

@@ -13,12 +13,17 @@ package struct ListedName: Sendable, Hashable {
   package var size: Int64?
   /// Its modification time, when the listing gives one.
   package var modified: Date?
+  /// Its entity tag, when the listing gives one (a WebDAV `getetag`).
+  package var etag: String?
 
-  package init(name: String, isFolder: Bool, size: Int64? = nil, modified: Date? = nil) {
+  package init(
+    name: String, isFolder: Bool, size: Int64? = nil, modified: Date? = nil, etag: String? = nil
+  ) {
     self.name = name
     self.isFolder = isFolder
     self.size = size
     self.modified = modified
+    self.etag = etag
   }
 
   /// The child `href` names in `folder` (a URL ending in `/`): its name and whether it is a

@@ -42,6 +42,7 @@ enum ListingItem: Sendable {
     }
     entry.url = url
     entry.listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
+    entry.listedETag = file.etag ?? file.ifMatch
     if let etag = file.ifMatch, !etag.isEmpty,
       !entry.headers.contains(where: { $0.hasName("If-Match") })
     {

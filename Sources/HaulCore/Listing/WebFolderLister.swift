@@ -13,7 +13,8 @@ import Synchronization
 /// that cannot be one (`..`, one holding `/`) is handed on as a file without a URL, which
 /// the expansion refuses as `path_refused`. A listed ETag is not sent as `If-Match`: the
 /// one a listing gives need not be the one a `GET` answers with (Apache's is weak), and a
-/// mismatch would fail every file.
+/// mismatch would fail every file. It guards resumes instead: it is compared only with the
+/// one the listing gave when the file's partial began (`ResumeState.belongs(to:)`).
 package final class WebFolderLister: FolderLister {
   /// Origins that refused `PROPFIND` in this run.
   private let refusesDAV = Mutex<Set<String>>([])
@@ -42,7 +43,7 @@ package final class WebFolderLister: FolderLister {
         guard let children = DAVMultistatus.parse(answer.body, folder: folder.url) else {
           throw TransferError(.protocol, "the folder's PROPFIND answer is no multistatus")
         }
-        return Self.page(children.map(\.name), in: folder)
+        return Self.page(children.map(\.listed), in: folder)
       }
       if (200..<300).contains(answer.head.status),
         let names = IndexPage.parse(
@@ -79,7 +80,7 @@ package final class WebFolderLister: FolderLister {
         ListedFile(
           url: url, source: url?.absoluteString ?? folder.url.absoluteString + child.name,
           relativePath: relative + (child.isFolder ? "/" : ""), size: child.size,
-          modified: child.modified))
+          modified: child.modified, etag: child.etag))
     }
     return page
   }

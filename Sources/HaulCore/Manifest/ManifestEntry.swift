@@ -9,8 +9,8 @@ public struct ManifestEntry: Sendable, Hashable {
   }
 
   /// The fields that hold references (strings, arrays, URLs, digests), and the listed mtime
-  /// only listed files carry, kept in one box so that a copy of the entry costs one retain
-  /// (`CopyOnWriteBox`).
+  /// and ETag only listed files carry, kept in one box so that a copy of the entry costs one
+  /// retain (`CopyOnWriteBox`).
   private struct Parts: Sendable, Hashable {
     var text: String
     var url: URL
@@ -21,6 +21,7 @@ public struct ManifestEntry: Sendable, Hashable {
     var checksumDigests: DigestValues
     var headers: [HTTPField]
     var listedModified: Int?
+    var listedETag: String?
   }
 
   private var parts: CopyOnWriteBox<Parts>
@@ -86,6 +87,14 @@ public struct ManifestEntry: Sendable, Hashable {
     _modify { yield &parts.value.listedModified }
   }
 
+  /// The entity tag the folder listing that named this file gives (a WebDAV `getetag`): a
+  /// partial file begun under another listed ETag holds a prefix of another version and
+  /// is not resumed (`ResumeState.belongs(to:)`).
+  package var listedETag: String? {
+    get { parts.value.listedETag }
+    _modify { yield &parts.value.listedETag }
+  }
+
   /// - Parameters:
   ///   - sha256: the line's SHA-256; when given, it takes the place of `manifestDigests`'s.
   ///   - manifestDigests: the line's digests, lowercase hex.
@@ -105,7 +114,7 @@ public struct ManifestEntry: Sendable, Hashable {
         text: text, url: url, mirrors: mirrors, path: path,
         method: method ?? (operation == .upload ? "PUT" : "GET"),
         manifestDigests: manifestDigests, checksumDigests: checksumDigests, headers: headers,
-        listedModified: nil))
+        listedModified: nil, listedETag: nil))
     self.line = line
     self.operation = operation
     self.size = size

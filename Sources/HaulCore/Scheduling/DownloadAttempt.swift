@@ -54,9 +54,7 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
       }
     }
     var hasher: DigestSet?
-    var state = ResumeState(
-      url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
-      validator: nil, total: nil)
+    var state = ResumeState(for: entry)
     var resumeFrom: Int64 = 0
     let fd: Int32
     do throws(TransferError) {

@@ -63,9 +63,7 @@ extension EntryRunner {
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
     fresh: Bool, job: EntryJob?
   ) async -> Round? {
-    var state = ResumeState(
-      url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
-      validator: nil, total: nil)
+    var state = ResumeState(for: entry)
     var resuming = false
     if !fresh, let saved = local.readState(), saved.belongs(to: entry),
       let segments = saved.segments, saved.validator != nil, let total = saved.total,
