@@ -5,6 +5,12 @@
 //   urlsession-ref get LIST [-j N]       data(from:), each body written to its file
 //   urlsession-ref download LIST [-j N]  download(from:), the temporary file moved into place
 //   urlsession-ref put LIST [-j N]       upload(for:fromFile:) as a PUT
+//   urlsession-ref put-delegate LIST [-j N]
+//                                        uploadTask(with:fromFile:) as a PUT on a session with
+//                                        a task delegate that counts the bytes sent, as a
+//                                        program that shows upload progress or decides its
+//                                        redirects must have: corelibs then reports every
+//                                        chunk sent to the delegate's queue
 //
 // LIST holds one transfer per line: a URL, a tab, a path (where a body goes, or the file to
 // upload). N defaults to 16; the session allows N connections per host. Exits 1 on the first
@@ -21,6 +27,40 @@ struct Failure: Error, CustomStringConvertible {
 
 enum Mode: String {
   case get, download, put
+  case putDelegate = "put-delegate"
+}
+
+/// The task delegate of `put-delegate`: counts each task's bytes sent and resumes the task's
+/// waiter when it completes.
+final class Progress: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  private let lock = NSLock()
+  private var waiters: [Int: CheckedContinuation<URLResponse, Error>] = [:]
+  private var sent: [Int: Int64] = [:]
+
+  func wait(for task: URLSessionTask) async throws -> URLResponse {
+    try await withCheckedThrowingContinuation { continuation in
+      lock.withLock { waiters[task.taskIdentifier] = continuation }
+      task.resume()
+    }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+    totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+  ) {
+    lock.withLock { sent[task.taskIdentifier, default: 0] += bytesSent }
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    let waiter = lock.withLock { waiters.removeValue(forKey: task.taskIdentifier) }
+    if let error {
+      waiter?.resume(throwing: error)
+    } else if let response = task.response {
+      waiter?.resume(returning: response)
+    } else {
+      waiter?.resume(throwing: Failure(description: "no response"))
+    }
+  }
 }
 
 @main
@@ -38,7 +78,7 @@ struct Reference {
       let text = try? String(contentsOfFile: arguments[1], encoding: .utf8)
     else {
       FileHandle.standardError.write(
-        Data("usage: urlsession-ref get|download|put LIST [-j N]\n".utf8))
+        Data("usage: urlsession-ref get|download|put|put-delegate LIST [-j N]\n".utf8))
       exit(2)
     }
     let jobs = text.split(separator: "\n").map { line -> (URL, String) in
@@ -47,7 +87,11 @@ struct Reference {
     }
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = inFlight
-    let session = URLSession(configuration: configuration)
+    let progress = Progress()
+    let session =
+      mode == .putDelegate
+      ? URLSession(configuration: configuration, delegate: progress, delegateQueue: nil)
+      : URLSession(configuration: configuration)
     do {
       try await withThrowingTaskGroup(of: Void.self) { group in
         var next = jobs.makeIterator()
@@ -57,7 +101,7 @@ struct Reference {
             try await group.next()
             running -= 1
           }
-          group.addTask { try await transfer(mode, url, path, session) }
+          group.addTask { try await transfer(mode, url, path, session, progress) }
           running += 1
         }
         try await group.waitForAll()
@@ -69,9 +113,9 @@ struct Reference {
     session.finishTasksAndInvalidate()
   }
 
-  static func transfer(_ mode: Mode, _ url: URL, _ path: String, _ session: URLSession)
-    async throws
-  {
+  static func transfer(
+    _ mode: Mode, _ url: URL, _ path: String, _ session: URLSession, _ progress: Progress
+  ) async throws {
     let file = URL(fileURLWithPath: path)
     let response: URLResponse
     switch mode {
@@ -90,6 +134,10 @@ struct Reference {
       var request = URLRequest(url: url)
       request.httpMethod = "PUT"
       (_, response) = try await session.upload(for: request, fromFile: file)
+    case .putDelegate:
+      var request = URLRequest(url: url)
+      request.httpMethod = "PUT"
+      response = try await progress.wait(for: session.uploadTask(with: request, fromFile: file))
     }
     try check(response, url)
   }
