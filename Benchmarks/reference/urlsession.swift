@@ -3,6 +3,10 @@
 // program: one ephemeral session, async/await, N transfers in flight.
 //
 //   urlsession-ref get LIST [-j N]       data(from:), each body written to its file
+//   urlsession-ref get-delegate LIST [-j N]
+//                                        a data task on a session with a task delegate that
+//                                        writes each chunk to the file as it arrives, as a
+//                                        program that streams bodies to disk must
 //   urlsession-ref download LIST [-j N]  download(from:), the temporary file moved into place
 //   urlsession-ref put LIST [-j N]       upload(for:fromFile:) as a PUT
 //   urlsession-ref put-delegate LIST [-j N]
@@ -27,21 +31,37 @@ struct Failure: Error, CustomStringConvertible {
 
 enum Mode: String {
   case get, download, put
+  case getDelegate = "get-delegate"
   case putDelegate = "put-delegate"
 }
 
-/// The task delegate of `put-delegate`: counts each task's bytes sent and resumes the task's
-/// waiter when it completes.
-final class Progress: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// The task delegate of the `-delegate` modes: writes each body chunk received to the task's
+/// file (`get-delegate`), counts each task's bytes sent (`put-delegate`), and resumes the
+/// task's waiter when it completes.
+final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  private struct Waiter {
+    var continuation: CheckedContinuation<URLResponse, Error>
+    var file: FileHandle?
+  }
   private let lock = NSLock()
-  private var waiters: [Int: CheckedContinuation<URLResponse, Error>] = [:]
+  private var waiters: [Int: Waiter] = [:]
   private var sent: [Int: Int64] = [:]
 
-  func wait(for task: URLSessionTask) async throws -> URLResponse {
+  /// Resumes `task` and waits for its answer; a body received goes to `file`.
+  func wait(for task: URLSessionTask, writingTo file: FileHandle? = nil) async throws
+    -> URLResponse
+  {
     try await withCheckedThrowingContinuation { continuation in
-      lock.withLock { waiters[task.taskIdentifier] = continuation }
+      lock.withLock {
+        waiters[task.taskIdentifier] = Waiter(continuation: continuation, file: file)
+      }
       task.resume()
     }
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let file = lock.withLock { waiters[dataTask.taskIdentifier]?.file }
+    file?.write(data)
   }
 
   func urlSession(
@@ -52,13 +72,16 @@ final class Progress: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-    let waiter = lock.withLock { waiters.removeValue(forKey: task.taskIdentifier) }
+    guard let waiter = lock.withLock({ waiters.removeValue(forKey: task.taskIdentifier) }) else {
+      return
+    }
+    try? waiter.file?.close()
     if let error {
-      waiter?.resume(throwing: error)
+      waiter.continuation.resume(throwing: error)
     } else if let response = task.response {
-      waiter?.resume(returning: response)
+      waiter.continuation.resume(returning: response)
     } else {
-      waiter?.resume(throwing: Failure(description: "no response"))
+      waiter.continuation.resume(throwing: Failure(description: "no response"))
     }
   }
 }
@@ -78,7 +101,7 @@ struct Reference {
       let text = try? String(contentsOfFile: arguments[1], encoding: .utf8)
     else {
       FileHandle.standardError.write(
-        Data("usage: urlsession-ref get|download|put|put-delegate LIST [-j N]\n".utf8))
+        Data("usage: urlsession-ref get|get-delegate|download|put|put-delegate LIST [-j N]\n".utf8))
       exit(2)
     }
     let jobs = text.split(separator: "\n").map { line -> (URL, String) in
@@ -87,10 +110,10 @@ struct Reference {
     }
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = inFlight
-    let progress = Progress()
+    let delegate = Delegate()
     let session =
-      mode == .putDelegate
-      ? URLSession(configuration: configuration, delegate: progress, delegateQueue: nil)
+      mode == .getDelegate || mode == .putDelegate
+      ? URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
       : URLSession(configuration: configuration)
     do {
       try await withThrowingTaskGroup(of: Void.self) { group in
@@ -101,7 +124,7 @@ struct Reference {
             try await group.next()
             running -= 1
           }
-          group.addTask { try await transfer(mode, url, path, session, progress) }
+          group.addTask { try await transfer(mode, url, path, session, delegate) }
           running += 1
         }
         try await group.waitForAll()
@@ -114,7 +137,7 @@ struct Reference {
   }
 
   static func transfer(
-    _ mode: Mode, _ url: URL, _ path: String, _ session: URLSession, _ progress: Progress
+    _ mode: Mode, _ url: URL, _ path: String, _ session: URLSession, _ delegate: Delegate
   ) async throws {
     let file = URL(fileURLWithPath: path)
     let response: URLResponse
@@ -124,6 +147,12 @@ struct Reference {
       try check(answer, url)
       try data.write(to: file)
       return
+    case .getDelegate:
+      guard FileManager.default.createFile(atPath: path, contents: nil),
+        let handle = FileHandle(forWritingAtPath: path)
+      else { throw Failure(description: "\(path): cannot create") }
+      response = try await delegate.wait(
+        for: session.dataTask(with: URLRequest(url: url)), writingTo: handle)
     case .download:
       let (temporary, answer) = try await session.download(from: url)
       try check(answer, url)
@@ -137,7 +166,7 @@ struct Reference {
     case .putDelegate:
       var request = URLRequest(url: url)
       request.httpMethod = "PUT"
-      response = try await progress.wait(for: session.uploadTask(with: request, fromFile: file))
+      response = try await delegate.wait(for: session.uploadTask(with: request, fromFile: file))
     }
     try check(response, url)
   }
