@@ -70,10 +70,10 @@ final class ListingExpansionTests {
   }
 
   /// Every item the expansion hands out for `entries`, with the pages asked for before
-  /// each item was handed out.
+  /// each item was handed out; `handedOut` sees the run after each item.
   func expand(
     _ entries: [ManifestEntry], with lister: FakeLister, depth: Int = 32,
-    filter: PathFilter = PathFilter()
+    filter: PathFilter = PathFilter(), handedOut: (EntryRunner) -> Void = { _ in }
   ) async throws -> (items: [ListingItem], askedBefore: [Int]) {
     let scheduler = Scheduler(
       transport: ScriptedTransport { _, _ in .init(status: 500) },
@@ -89,6 +89,7 @@ final class ListingExpansionTests {
     while let item = await expansion.nextItem() {
       items.append(item)
       askedBefore.append(lister.asked.withLock { $0.count })
+      handedOut(runner)
     }
     return (items, askedBefore)
   }
@@ -210,6 +211,37 @@ final class ListingExpansionTests {
     #expect(failed.line == 7)
     #expect(failed.url.absoluteString == Self.root + "bad/")
     #expect(failed.text == #"{"url":"http://h/tree/bad/","path":"out/bad/","recursive":true}"#)
+  }
+
+  @Test func each_listed_page_adds_its_files_and_sizes_to_the_progress_totals() async throws {
+    // Given a plain entry and a folder entry, as the manifest counts them (two entries, no
+    // size known), whose root is listed in two pages and whose subfolder fails
+    let lister = FakeLister(
+      [
+        Self.root: [
+          ListingPage(
+            files: [Self.file("a", size: 10), Self.file("b", size: 20)],
+            folders: [Self.folder("bad/")]),
+          ListingPage(files: [Self.file("c")]),
+        ]
+      ], failing: [Self.root + "bad/": TransferError(.http(403), "forbidden")])
+    var totals: [[Int64]] = []
+    // When it is expanded, the run's progress seen after each item handed out
+    let (items, _) = try await expand(
+      [
+        Self.entry(1, "http://h/before", recursive: false, path: "before"),
+        Self.entry(2, Self.root, recursive: true, path: "out/"),
+      ], with: lister
+    ) { runner in
+      let snapshot = runner.state.snapshot(expectedTotal: 2, expectedBytes: nil)
+      totals.append([
+        Int64(snapshot.total), snapshot.listedBytes, Int64(snapshot.listedWithoutSize),
+      ])
+    }
+    // Then each page's files take the folder entry's place in the total as the page is
+    // listed, with the sizes it gives; a folder that fails counts as the entry it ends as
+    #expect(Self.paths(items) == ["before", "out/a", "out/b", "out/c", "out/bad/ http_403"])
+    #expect(totals == [[2, 0, 0], [3, 30, -1], [3, 30, -1], [4, 30, 0], [5, 30, 1]])
   }
 
   @Test func a_root_that_fails_ends_as_the_entry_itself() async throws {

@@ -31,6 +31,22 @@ struct ProgressStateTests {
     #expect(state.fraction == 0.15)
   }
 
+  @Test func a_listed_folder_grows_the_totals_by_what_its_listing_gave() {
+    // Given a manifest of a sized file and a folder entry (no size)
+    var state = ProgressState(total: 2, manifestBytes: 1000, entriesWithoutSize: 1)
+    // When the folder's listing named three files so far, two with sizes
+    var snapshot = ProgressSnapshot(
+      finished: 0, failed: 0, total: 4, bytes: 0, expectedBytes: nil, active: [], elapsed: 1)
+    snapshot.listedBytes = 3000
+    snapshot.listedWithoutSize = 0
+    state.apply(.progress(snapshot))
+    // Then the files take the folder's place and their sizes join the bytes known; the
+    // one listed without a size is the entry whose size is unknown, in the folder's place
+    #expect(state.total == 4)
+    #expect(state.expectedBytes == 4000)
+    #expect(state.unknownSizes == 1)
+  }
+
   @Test func with_no_byte_known_to_be_expected_the_fraction_is_by_files() {
     var state = ProgressState(total: 4, manifestBytes: 0, entriesWithoutSize: 4)
     state.apply(.finished(F.outcome(line: 1)))

@@ -98,7 +98,8 @@ public struct ProgressSnapshot: Sendable {
   /// Entries ended so far (ok, skipped or failed).
   public var finished: Int
   public var failed: Int
-  /// Entries known so far (the manifest's count once validation has counted it).
+  /// Entries known so far (the manifest's count once validation has counted it), each
+  /// folder entry replaced by the entries its listing named so far.
   public var total: Int
   /// Bytes moved in this run so far.
   public var bytes: Int64
@@ -115,6 +116,15 @@ public struct ProgressSnapshot: Sendable {
   public var learnedBytes: Int64
   /// How many entries `learnedBytes` counts.
   public var learnedEntries: Int
+  /// The sizes folder listings gave for the files they named so far (a WebDAV
+  /// `getcontentlength`, a JSON listing's size, an S3 object's): with the manifest's sizes
+  /// and `learnedBytes`, the bytes known for the run.
+  public var listedBytes: Int64 = 0
+  /// The entries without a size folder listings added so far, less the folder entries
+  /// listed (each counted as one entry without a size until it is listed): to add to the
+  /// manifest's entries without a size. Negative when listings gave more sizes than the
+  /// folder entries they replaced.
+  public var listedWithoutSize = 0
   public var active: [Active]
   /// Seconds since the run started.
   public var elapsed: Double

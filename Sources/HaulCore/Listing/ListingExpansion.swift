@@ -9,7 +9,9 @@ import Foundation
 /// with the transfers. What grows with the tree is the folders still to list (and the
 /// folders listed, kept so that none is listed twice), never the files listed. A folder
 /// that cannot be listed ends as a transfer of its own (its URL, its local folder as the
-/// path) and the rest of the tree goes on.
+/// path) and the rest of the tree goes on. What each page adds (entries, sizes) is counted
+/// in the run's `ListingTally` as the page is listed, so that the progress totals grow with
+/// the listing, whichever lister it is.
 ///
 /// Not thread-safe: the feeder alone pulls.
 struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
@@ -67,6 +69,7 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       }
       guard let entry = base.next() else { return nil }
       guard let lister = listers.first(where: { $0.lists(entry) }) else { return .entry(entry) }
+      runner.state.listing.folderTaken()
       let root = ListedFolder(url: entry.url, relativePath: "", depth: 1)
       walk = Walk(
         entry: entry, lister: lister, root: root, pending: [(root, [])],
@@ -93,6 +96,7 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
         of: folder, after: cursor, through: ListingClient(runner: runner, entry: walk.entry))
     } catch {
       page.append(.ended(ListingItem.folderEntry(folder, of: walk.entry), error))
+      runner.state.listing.add(page[page.count - 1])
       return
     }
     walk.continuation = listed.next.map { (folder, $0) }
@@ -117,7 +121,9 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     walk.pending[start...].reverse()
     page.reserveCapacity(listed.files.count)
     for file in listed.files {
-      if let item = ListingItem(file, of: walk.entry, folders: folders) { page.append(item) }
+      guard let item = ListingItem(file, of: walk.entry, folders: folders) else { continue }
+      page.append(item)
+      runner.state.listing.add(item)
     }
   }
 }

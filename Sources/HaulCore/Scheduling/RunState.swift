@@ -48,6 +48,8 @@ final class RunState: Sendable {
 
   private let state: Mutex<State>
   private let started = ContinuousClock.now
+  /// What the folder listings added to the run so far, for the progress totals.
+  let listing = ListingTally()
 
   /// - Parameter controller: chooses the global limit (`-j auto`), with `concurrency` its
   ///   ceiling; `nil` keeps `concurrency` fixed.
@@ -339,12 +341,16 @@ final class RunState: Sendable {
         }
         return ProgressSnapshot.Active(entry: entry, bytes: value.counter.present)
       }
-      return ProgressSnapshot(
+      var snapshot = ProgressSnapshot(
         finished: tally.total, failed: tally.failed,
-        total: max(expectedTotal ?? 0, tally.total + state.active.count),
+        total: max(
+          (expectedTotal ?? 0) + listing.addedEntries, tally.total + state.active.count),
         bytes: tally.bytes + inFlight, expectedBytes: expectedBytes, active: list,
         elapsed: elapsed, completedBytes: tally.completedBytes + present,
         learnedBytes: learnedBytes, learnedEntries: learnedEntries)
+      snapshot.listedBytes = listing.listedBytes
+      snapshot.listedWithoutSize = listing.addedWithoutSize
+      return snapshot
     }
   }
 

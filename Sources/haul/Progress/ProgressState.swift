@@ -6,9 +6,10 @@ import HaulCore
 /// never lags behind them; bytes, the entries in flight and the clock come from the sampled
 /// `progress` snapshots.
 ///
-/// Progress is by bytes over the sizes known: those the manifest gives, and those learned
-/// from responses as transfers start (`ProgressSnapshot.learnedBytes`); `unknownSizes`
-/// counts the entries whose size is still unknown.
+/// Progress is by bytes over the sizes known: those the manifest gives, those folder
+/// listings give (`ProgressSnapshot.listedBytes`), and those learned from responses as
+/// transfers start (`ProgressSnapshot.learnedBytes`); `unknownSizes` counts the entries
+/// whose size is still unknown.
 struct ProgressState {
   var total: Int
   var succeeded = 0
@@ -24,6 +25,10 @@ struct ProgressState {
   /// Sizes learned for those entries so far, and how many they are.
   var learnedBytes: Int64 = 0
   var learnedEntries = 0
+  /// Sizes the folder listings gave, and the entries without a size they added (net of the
+  /// folder entries they replaced).
+  var listedBytes: Int64 = 0
+  var listedWithoutSize = 0
   var elapsed: Double = 0
   var active: [ProgressSnapshot.Active] = []
   private(set) var rate = RateMeter()
@@ -37,11 +42,13 @@ struct ProgressState {
   /// The bytes of every size known so far.
   var expectedBytes: Int64 {
     let (sum, overflow) = manifestBytes.addingReportingOverflow(learnedBytes)
-    return overflow ? .max : sum
+    let (all, further) = sum.addingReportingOverflow(listedBytes)
+    return overflow || further ? .max : all
   }
 
-  /// Entries whose size is not known yet (neither in the manifest nor from a response).
-  var unknownSizes: Int { max(0, entriesWithoutSize - learnedEntries) }
+  /// Entries whose size is not known yet (neither in the manifest, nor in a listing, nor
+  /// from a response).
+  var unknownSizes: Int { max(0, entriesWithoutSize + listedWithoutSize - learnedEntries) }
 
   var finished: Int { succeeded + skipped + failed }
 
@@ -55,6 +62,8 @@ struct ProgressState {
       completedBytes = snapshot.completedBytes
       learnedBytes = snapshot.learnedBytes
       learnedEntries = snapshot.learnedEntries
+      listedBytes = snapshot.listedBytes
+      listedWithoutSize = snapshot.listedWithoutSize
       elapsed = snapshot.elapsed
       active = snapshot.active.sorted { $0.entry.line < $1.entry.line }
       rate.add(time: snapshot.elapsed, bytes: snapshot.bytes)

@@ -1,0 +1,48 @@
+import Synchronization
+
+/// What the folder listings have added to the run so far, for the progress totals: the
+/// entries they named, the sizes they gave, and the folder entries whose place those took.
+///
+/// A folder entry counts as one entry without a size in the manifest's statistics; once it
+/// is listed, the files it names (and each of its folders that could not be listed) count
+/// instead, as each page is handed to the feeder. The feeder writes, the progress sampler
+/// reads; each counter is an atomic of its own, so a snapshot may see a page half counted.
+final class ListingTally: Sendable {
+  private let entries = Atomic<Int>(0)
+  private let folders = Atomic<Int>(0)
+  private let unsized = Atomic<Int>(0)
+  private let bytes = Atomic<Int64>(0)
+
+  /// A folder entry is being listed: what it lists takes its place.
+  func folderTaken() {
+    folders.add(1, ordering: .relaxed)
+  }
+
+  /// The listing handed out `item` (a file to fetch, a refused name, a folder that failed).
+  func add(_ item: ListingItem) {
+    let size: Int64?
+    switch item {
+    case .entry(let entry): size = entry.size
+    case .ended(let entry, _): size = entry.size
+    }
+    entries.add(1, ordering: .relaxed)
+    if let size {
+      bytes.add(size, ordering: .relaxed)
+    } else {
+      unsized.add(1, ordering: .relaxed)
+    }
+  }
+
+  /// How many entries the listings added, less the folder entries they replaced.
+  var addedEntries: Int {
+    entries.load(ordering: .relaxed) - folders.load(ordering: .relaxed)
+  }
+
+  /// The entries without a size the listings added, less the folder entries they replaced.
+  var addedWithoutSize: Int {
+    unsized.load(ordering: .relaxed) - folders.load(ordering: .relaxed)
+  }
+
+  /// The sizes the listings gave.
+  var listedBytes: Int64 { bytes.load(ordering: .relaxed) }
+}
