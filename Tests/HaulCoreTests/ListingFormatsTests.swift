@@ -137,6 +137,22 @@ struct ListingFormatsTests {
       ])
   }
 
+  @Test func a_link_of_one_segment_is_read_as_its_url_would_be() {
+    let folder = URL(string: "http://127.0.0.1:8080/pub/tree/")!
+    let links = [
+      "f.bin", "sub/", "a%20b.txt", "100%.bin", "%E6%97%A5.txt", "bad%FF.txt", "x%2Fy", "a[1]",
+    ]
+    #expect(
+      links.compactMap { ListedName.child($0, of: folder)?.name } == [
+        "f.bin", "sub", "a b.txt", "100%.bin", "\u{65E5}.txt", "bad%FF.txt", "x/y", "a[1]",
+      ])
+    #expect(ListedName.child("sub/", of: folder)?.isFolder == true)
+    // Not one segment below the folder: read as URLs, and left out.
+    for link in ["..", ".", "./", "a/b", "x?y", "x#y", "mailto:x"] {
+      #expect(ListedName.child(link, of: folder) == nil, "\(link)")
+    }
+  }
+
   @Test func a_name_that_would_leave_the_folder_becomes_a_refused_file() {
     let names = page(#"<a href="%2E%2E/">dots</a> <a href="a%2F..%2F..%2Fx">slash</a>"#)
     #expect(names.map(\.name) == ["..", "a/../../x"])

@@ -31,7 +31,9 @@ package struct ListedName: Sendable, Hashable {
   /// or above it, deeper than one segment, or a link with a query or a fragment (sort
   /// links, `?C=N;O=D`). `href` is as written in the page, HTML entities decoded.
   package static func child(_ href: String, of folder: URL) -> (name: String, isFolder: Bool)? {
-    let trimmed = href.trimmingCharacters(in: .whitespacesAndNewlines)
+    // ASCII white space only, as browsers strip it from a link.
+    let trimmed = href.trimmingASCIIWhitespace()
+    if let name = plainChild(trimmed, of: folder) { return name }
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#"),
       let link = URL(string: validURLText(trimmed), relativeTo: folder)?.absoluteURL,
       link.query(percentEncoded: true) == nil, link.fragment(percentEncoded: true) == nil,
@@ -50,14 +52,52 @@ package struct ListedName: Sendable, Hashable {
     return (name, isFolder)
   }
 
+  /// The child a link of one relative segment names (`name`, `name/`, as index pages
+  /// mostly give them), read without building a URL: what `child` would find, since such a
+  /// link resolves to the folder's path plus that segment. `nil` for any other link, which
+  /// `child` resolves as a URL.
+  private static func plainChild(_ href: String, of folder: URL) -> (name: String, isFolder: Bool)?
+  {
+    var body = Substring(href)
+    let isFolder = body.hasSuffix("/")
+    if isFolder { body = body.dropLast() }
+    guard !body.isEmpty, body != ".", body != "..",
+      !body.utf8.contains(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 || $0 == 0x3A }),
+      folder.path(percentEncoded: true).hasSuffix("/")
+    else { return nil }
+    return (percentDecoded(body), isFolder)
+  }
+
   /// The path's segments, each percent-decoded after the split (a `%2F` stays inside its
   /// segment), a leading empty segment dropped; `a/` ends in `""`.
   private static func segments(_ path: String) -> [String] {
     var parts = path.split(separator: "/", omittingEmptySubsequences: false).map {
-      $0.removingPercentEncoding ?? String($0)
+      percentDecoded($0)
     }
     if parts.first == "" { parts.removeFirst() }
     return parts
+  }
+
+  /// `text` with each `%XX` escape decoded; a `%` that starts no escape stays as written,
+  /// and `text` stays as it is when the decoded bytes are no UTF-8.
+  static func percentDecoded(_ text: Substring) -> String {
+    guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+    let bytes = Array(text.utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+      if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+        let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
+      {
+        out.append(high << 4 | low)
+        index += 3
+      } else {
+        out.append(bytes[index])
+        index += 1
+      }
+    }
+    return String(validating: out, as: UTF8.self) ?? String(text)
   }
 
   private static func effectivePort(_ url: URL) -> Int? {
@@ -93,20 +133,34 @@ package struct ListedName: Sendable, Hashable {
   package static func url(of name: String, isFolder: Bool, in folder: URL) -> URL? {
     var text = folder.absoluteString
     if !text.hasSuffix("/") { text += "/" }
-    text += name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
+    if name.utf8.allSatisfy(isSegmentByte) {
+      text += name
+    } else {
+      text += name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
+    }
     if isFolder { text += "/" }
     return URL(string: text)
   }
 
   /// What a path segment may hold unescaped: RFC 3986 `pchar` less `;` and `=` (read as
   /// parameters by some servers) and `+` (read as a space by some).
-  private static let segmentCharacters = CharacterSet(
-    charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*,:@")
+  private static let segmentASCII =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*,:@"
+  private static let segmentCharacters = CharacterSet(charactersIn: segmentASCII)
+
+  /// `segmentASCII` as a table by byte, to pass a name that needs no escape as it is.
+  private static let segmentBytes: [Bool] = {
+    var table = [Bool](repeating: false, count: 256)
+    for byte in segmentASCII.utf8 { table[Int(byte)] = true }
+    return table
+  }()
+
+  private static func isSegmentByte(_ byte: UInt8) -> Bool { segmentBytes[Int(byte)] }
 
   /// `text` with HTML and XML character references decoded: `&amp;`, `&lt;`, `&gt;`,
   /// `&quot;`, `&apos;`, `&nbsp;`, `&#NN;`, `&#xHH;`; any other `&` is left as written.
   package static func decodeEntities(_ text: Substring) -> String {
-    guard text.contains("&") else { return String(text) }
+    guard text.utf8.contains(UInt8(ascii: "&")) else { return String(text) }
     var out = ""
     var rest = text[...]
     while let amp = rest.firstIndex(of: "&") {

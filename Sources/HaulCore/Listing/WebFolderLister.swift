@@ -69,7 +69,8 @@ package final class WebFolderLister: FolderLister {
     var page = ListingPage()
     for child in children {
       let relative = folder.relativePath + child.name
-      let leaves = child.name == "." || child.name == ".." || child.name.contains("/")
+      let leaves =
+        child.name == "." || child.name == ".." || child.name.utf8.contains(UInt8(ascii: "/"))
       let url =
         leaves ? nil : ListedName.url(of: child.name, isFolder: child.isFolder, in: folder.url)
       if child.isFolder, let url {
