@@ -71,7 +71,7 @@ struct DownloadSinkStateTests {
 
   @Test func a_large_body_records_its_validator_before_its_first_write() throws {
     defer { folder.remove() }
-    let size = 3 * DownloadSink.writeSize
+    let size = 3 * DownloadSink.gatherSize
     let body = TestContent.bytes(seed: 9, count: size)
     let fd = try local.openPartial(truncate: true)
     defer { close(fd) }
@@ -84,7 +84,7 @@ struct DownloadSinkStateTests {
       try body[index..<(index + chunk)].withUnsafeBytes { try sink.receive(body: $0) }
       index += chunk
     }
-    #expect(fileSize(fd) == DownloadSink.writeSize)
+    #expect(fileSize(fd) == DownloadSink.gatherSize)
     #expect(local.readState()?.validator == "\"v1\"")
     #expect(local.readState()?.total == Int64(size))
     try body[index...].withUnsafeBytes { try sink.receive(body: $0) }
@@ -122,7 +122,7 @@ struct DownloadSinkStateTests {
   @Test func a_body_in_small_chunks_reaches_the_file_in_large_writes() throws {
     defer { folder.remove() }
     let chunk = 4096
-    let count = 2 * DownloadSink.writeSize / chunk + 3
+    let count = 2 * DownloadSink.gatherSize / chunk + 3
     let body = TestContent.bytes(seed: 5, count: chunk * count)
     let fd = try local.openPartial(truncate: true)
     defer { close(fd) }
@@ -143,10 +143,29 @@ struct DownloadSinkStateTests {
       }
       sizes.insert(onDisk())
     }
-    #expect(sizes == [0, DownloadSink.writeSize, 2 * DownloadSink.writeSize])
+    #expect(sizes == [0, DownloadSink.gatherSize, 2 * DownloadSink.gatherSize])
     try sink.flush()
     #expect(onDisk() == body.count)
     #expect(FileManager.default.contents(atPath: folder.file("f.bin.haul-partial")) == Data(body))
+  }
+
+  /// A chunk larger than the largest write (URLSession hands over what it read) reaches the
+  /// file whole and in place, through writes of at most `writeSize`.
+  @Test func a_chunk_larger_than_a_write_lands_whole_at_its_offset() throws {
+    defer { folder.remove() }
+    let size = 3 * DownloadSink.gatherSize + 5
+    let body = TestContent.bytes(seed: 11, count: size)
+    let fd = try local.openPartial(truncate: true)
+    defer { close(fd) }
+    let (sink, head) = sink(fd: fd, size: size)
+    #expect(try sink.receive(head: head))
+    let first = 2 * DownloadSink.gatherSize + 3
+    try body[..<first].withUnsafeBytes { try sink.receive(body: $0) }
+    try body[first...].withUnsafeBytes { try sink.receive(body: $0) }
+    try sink.flush()
+    #expect(fileSize(fd) == size)
+    #expect(
+      FileManager.default.contents(atPath: folder.file("f.bin.haul-partial")) == Data(body))
   }
 
   @Test func finishing_removes_a_state_left_by_an_earlier_run() throws {

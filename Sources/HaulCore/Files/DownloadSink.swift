@@ -6,11 +6,11 @@
 
 /// Receives a download's response into its partial file: decides with `ResponseValidation`
 /// where the body goes (or that it is discarded), records the resume state before the first
-/// write that leaves the body unfinished, then writes the body at its offset in pieces of
-/// `writeSize` (a body smaller than that in one `pwrite`) and feeds the digests (when it has
-/// any: a download with no
-/// checksum to verify, no report to show a digest and no digest from its server need not
-/// hash). Whoever drives the sink calls `flush()` when the exchange ends.
+/// write that leaves the body unfinished, then gathers the body's chunks up to `gatherSize`
+/// bytes and writes them at their offset in `pwrite`s of at most `writeSize`, and feeds the
+/// digests (when it has any: a download with no checksum to verify, no report to show a
+/// digest and no digest from its server need not hash). Whoever drives the sink calls
+/// `flush()` when the exchange ends.
 ///
 /// With `readsServerDigests`, the digests the final response head declares
 /// (`ServerDigests`) are kept in `serverDigests` for the attempt to check, beside those a
@@ -18,13 +18,13 @@
 /// added before the first byte, the prefix already on disk hashed into it first.
 ///
 /// The resume state is written only when it can serve: before the first write to the file
-/// that leaves the body unfinished (`writesState`). A body of up to `writeSize` bytes
-/// reaches the file in one `pwrite` however many chunks it came in (over TLS, always
+/// that leaves the body unfinished (`writesState`). A body of up to `gatherSize` bytes
+/// reaches the file in one flush however many chunks it came in (over TLS, always
 /// several), so a small file writes none, saving a file creation, a write, a close, two
 /// renames and an unlink per file. Until that first write the partial file is empty on disk
 /// (what came is in the buffer), so a state written earlier could resume nothing more. A
-/// crash between that one `pwrite` and the rename leaves a partial without state, which the
-/// next run starts over: at most `writeSize` bytes are fetched again.
+/// crash between that one flush and the rename leaves a partial without state, which the
+/// next run starts over: at most `gatherSize` bytes are fetched again.
 ///
 /// Threading: driven by one transport thread at a time, as `ResponseSink` requires; the
 /// owning task reads its results only after the exchange returned. Progress is published
@@ -60,10 +60,15 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   /// The file offset of the first buffered byte: everything before it is on disk.
   private var bufferStart: Int64
 
-  /// The size of the writes a body is coalesced into (a smaller body is written whole): a
-  /// sixteenth of the `pwrite` calls of libcurl's 16 KiB chunks, in pieces small enough to
-  /// keep few bytes in memory per transfer.
-  package static let writeSize = 256 << 10
+  /// The most bytes a body's chunks are gathered into before they are written (a smaller
+  /// body is gathered whole): a sixteenth of the writes of libcurl's 16 KiB chunks, and few
+  /// enough bytes in memory per transfer. A body of up to this size that arrives in pieces
+  /// never needs a resume state.
+  package static let gatherSize = 256 << 10
+  /// The largest `pwrite`: what is gathered, and a chunk too large to gather, is written in
+  /// pieces of at most this size. Larger writes into the page cache cost far more per byte
+  /// on a VM that hands its free pages back to its host (Benchmarks/results/HISTORY.md).
+  package static let writeSize = 128 << 10
 
   /// The plan taken for the last response head.
   package private(set) var plan: ResponseValidation.Plan?
@@ -186,7 +191,7 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
     }
     if digestWorker == nil { hasher?.update(body) }
     let end = offset + Int64(body.count)
-    if buffered == 0, body.count >= Self.writeSize || total == end {
+    if buffered == 0, body.count >= Self.gatherSize || total == end {
       try write(body, at: offset)
     } else {
       try append(body)
@@ -213,7 +218,14 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
         try local.writeState(state)
       }
     }
-    try FileErrors.pwriteAll(fd, bytes, at: position, what: "cannot write \(local.path)")
+    var done = 0
+    while done < bytes.count {
+      let piece = UnsafeRawBufferPointer(
+        rebasing: bytes[done..<min(bytes.count, done + Self.writeSize)])
+      try FileErrors.pwriteAll(
+        fd, piece, at: position + Int64(done), what: "cannot write \(local.path)")
+      done += piece.count
+    }
     bufferStart = position + Int64(bytes.count)
     digestWorker?.advance(to: bufferStart)
   }
@@ -231,9 +243,9 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
     if let buffer {
       storage = buffer
     } else {
-      let remaining = total.map { max(0, $0 - offset) } ?? Int64(Self.writeSize)
+      let remaining = total.map { max(0, $0 - offset) } ?? Int64(Self.gatherSize)
       storage = .allocate(
-        byteCount: Int(min(Int64(Self.writeSize), max(remaining, Int64(body.count)))),
+        byteCount: Int(min(Int64(Self.gatherSize), max(remaining, Int64(body.count)))),
         alignment: 16)
       buffer = storage
     }
