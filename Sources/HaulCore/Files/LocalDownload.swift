@@ -22,7 +22,8 @@ package final class LocalDownload: @unchecked Sendable {
   private let folder: FolderHandle?
   let parent: Int32
   let leaf: String
-  private let durable: Bool
+  /// Whether the finished file and its rename are synced to the disk (`--fsync`).
+  package let durable: Bool
   /// Whether a finished file gets the server's `Last-Modified` as its mtime.
   private let remoteTime: Bool
   /// The time a folder listing gave the file, the mtime when no answer gives one.

@@ -16,10 +16,15 @@ protocol AttemptSteps: AnyObject, Sendable {
   func judge(_ result: Result<TransferResponse, TransferError>) -> AttemptVerdict
   /// Whether `completeNow` can finish the attempt without waiting for a worker thread.
   var digestIsReady: Bool { get }
-  /// Checks and finishes a received attempt on the calling thread (`digestIsReady`).
+  /// Waits, as long as it takes, for the digest a worker thread computes, so that
+  /// `completeNow` has it.
+  func awaitDigest() async
+  /// Whether `completeNow` waits for the disk (`fsync`, with `--fsync`), so that it runs on
+  /// the `FileFinisher`'s threads rather than a loop thread or Swift's pool.
+  var completionSyncs: Bool { get }
+  /// Checks and finishes a received attempt on the calling thread (once `digestIsReady`,
+  /// or after `awaitDigest`).
   func completeNow() -> Result<AttemptSuccess, AttemptFailure>
-  /// Checks and finishes a received attempt, waiting for its digest as long as it takes.
-  func completeAfterDigest() async -> Result<AttemptSuccess, AttemptFailure>
   /// Releases what the attempt holds open. Called once, when it is over.
   func end()
 }

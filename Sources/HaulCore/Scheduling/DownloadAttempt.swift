@@ -20,6 +20,8 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
   /// Whether the request is a `--refresh` check, which a 304 answers.
   let refreshing: Bool
   private let fd: Int32
+  /// The digests `awaitDigest` waited for (`.some(nil)`: none could be computed).
+  private var awaited: DigestValues??
 
   private init(
     entry: ManifestEntry, local: LocalDownload, request: TransferRequest, sink: DownloadSink,
@@ -224,12 +226,14 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
   var resumed: Bool { request.range != nil }
 
   func completeNow() -> Result<AttemptSuccess, AttemptFailure> {
-    complete(digests: sink.inlineDigest())
+    complete(digests: awaited ?? sink.inlineDigest())
   }
 
-  func completeAfterDigest() async -> Result<AttemptSuccess, AttemptFailure> {
-    complete(digests: sink.hashes ? await sink.digest() : nil)
+  func awaitDigest() async {
+    awaited = sink.hashes ? await sink.digest() : nil
   }
+
+  var completionSyncs: Bool { local.durable }
 
   /// Closes the partial file. Call once, when the attempt is over.
   func end() {

@@ -134,31 +134,47 @@ extension EntryJob: TransportJob {
         let walk = RedirectWalk(request)
         exchange = (walk, attempt)
         return .send(walk.hop, attempt.responseSink)
-      case .complete(let attempt):
-        action = machine.completed(attempt.completeNow())
-      case .awaitDigest(let attempt):
-        // A large body's digest is finished by its worker thread: wait for it in a task,
-        // which carries the rest of the attempt out (a fetch from zero, if it comes to that).
-        runner.spawn(self) { [self] in
-          var machine = self.machine
-          let next = machine.completed(await attempt.completeAfterDigest())
-          let result = await runner.carryOut(
-            &machine, from: next, self, on: entry.url, host: hostID)
-          switch result {
-          case .success: runner.end(self, with: result)
-          case .failure(let failure): await runner.run(self, holdingSlot: false, after: failure)
-          }
+      case .complete(let attempt) where attempt.completionSyncs && runner.finisher != nil:
+        // The file is synced to the disk before it is put in place: on the finisher's
+        // thread, so that this loop's other transfers go on meanwhile.
+        runner.finisher?.submit { [self] in
+          let next = machine.completed(attempt.completeNow())
+          guard case .finish(let finish) = next else { return carryOnInTask(from: next) }
+          ending(finish)
         }
         return .done
+      case .complete(let attempt):
+        action = machine.completed(attempt.completeNow())
+      case .awaitDigest:
+        // A large body's digest is finished by its worker thread: wait for it in a task,
+        // which carries the rest of the attempt out (a fetch from zero, if it comes to that).
+        carryOnInTask(from: action)
+        return .done
       case .finish(let finish):
-        if let failure = self.finish(finish) {
-          runner.spawn(self) { [self] in
-            await runner.run(self, holdingSlot: false, after: failure)
-          }
-        }
+        ending(finish)
         return .done
       }
     }
+  }
+
+  /// Hands the attempt to a task from `next` on: the task carries it out to its end, then
+  /// ends the entry or takes its failure to the slow path.
+  private func carryOnInTask(from next: AttemptMachine<any AttemptSteps>.Action) {
+    runner.spawn(self) { [self] in
+      var machine = self.machine
+      let result = await runner.carryOut(&machine, from: next, self, on: entry.url, host: hostID)
+      switch result {
+      case .success: runner.end(self, with: result)
+      case .failure(let failure): await runner.run(self, holdingSlot: false, after: failure)
+      }
+    }
+  }
+
+  /// Ends the attempt as `finish` says, and the entry with a success; a failure goes to a
+  /// task for the slow path.
+  private func ending(_ finish: AttemptMachine<any AttemptSteps>.Finish) {
+    guard let failure = self.finish(finish) else { return }
+    runner.spawn(self) { [self] in await runner.run(self, holdingSlot: false, after: failure) }
   }
 
   /// Carries out the attempt's end: closes it and gives the slot back, noting how the host

@@ -48,15 +48,29 @@ extension EntryRunner {
         action = machine.exchangeEnded(
           attempt.judge(response), digestReady: attempt.digestIsReady)
       case .complete(let attempt):
-        action = machine.completed(attempt.completeNow())
+        action = machine.completed(await complete(attempt))
       case .awaitDigest(let attempt):
-        action = machine.completed(await attempt.completeAfterDigest())
+        await attempt.awaitDigest()
+        action = machine.completed(await complete(attempt))
       case .finish(let finish):
         finish.closing?.end()
         releaseSlot(host: host, finish.end.release)
         return finish.end.result
       }
     }
+  }
+
+  /// Completes `attempt`: on the finisher's threads when it syncs to the disk, else at once.
+  private func complete(_ attempt: any AttemptSteps) async -> Result<Success, Failure> {
+    guard attempt.completionSyncs else { return attempt.completeNow() }
+    return await syncing { attempt.completeNow() }
+  }
+
+  /// Runs `work`, which syncs files to the disk, on the finisher's threads (with `--fsync`),
+  /// so that no thread of Swift's pool waits for an `fsync`; without a finisher, at once.
+  func syncing<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+    guard let finisher else { return work() }
+    return await finisher.perform(work)
   }
 
   /// Counts the fetch from the first byte of a resumed file that failed its check with

@@ -141,7 +141,13 @@ extension EntryRunner {
         throw mismatch.transferError
       }
       local.noteETag(state.validator)
-      try local.finish(partial: fd)
+      try await syncing { () -> Result<Void, TransferError> in
+        do throws(TransferError) {
+          return .success(try local.finish(partial: fd))
+        } catch {
+          return .failure(error)
+        }
+      }.get()
       return .ended(
         .success(Success(sha256: digests[.sha256], digests: digests, verified: verified)))
     } catch {
@@ -174,10 +180,11 @@ extension EntryRunner {
   ) async -> Round? {
     let validator = state.validator
     let total = state.total ?? 0
-    func save() {
+    let fsync = options.fsync
+    @Sendable func save() {
       var state = state
       state.segments = file.progress
-      if options.fsync { fdatasync(file.fd) }
+      if fsync { fdatasync(file.fd) }
       try? local.writeState(state)
     }
     return await withTaskGroup(of: Round?.self) { group in
@@ -215,7 +222,7 @@ extension EntryRunner {
       }
       let saver = Task {
         while (try? await Task.sleep(for: .seconds(1))) != nil {
-          save()
+          await syncing(save)
         }
       }
       var first: Round?
@@ -231,7 +238,7 @@ extension EntryRunner {
             first = .ended(.failure(Failure(error: error)))
           }
         }
-        save()
+        await syncing(save)
       }
       // Wait for the saver to end, so no save lands after the file is finished.
       saver.cancel()

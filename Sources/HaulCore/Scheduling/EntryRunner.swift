@@ -28,6 +28,8 @@ final class EntryRunner: Sendable {
   /// `--header` fields with `Want-Repr-Digest` after them (unless they set it), built once:
   /// the headers of a download's requests when its entry adds none.
   let downloadHeaders: [HTTPField]
+  /// Where completions that sync to the disk run (`--fsync`); `nil` without it.
+  let finisher: FileFinisher?
 
   typealias Failure = AttemptFailure
   typealias Success = AttemptSuccess
@@ -56,6 +58,7 @@ final class EntryRunner: Sendable {
       ? options.headers : options.headers + [ServerDigests.wantReprDigest]
     self.directory = directory
     self.events = events
+    finisher = options.fsync ? FileFinisher() : nil
     state = RunState(
       concurrency: options.concurrency, perHost: options.perHost,
       retryAfterCap: scheduler.retryPolicy.retryAfterCap,

@@ -72,7 +72,10 @@ final class UploadAttempt: AttemptSteps, ResponseSink, @unchecked Sendable {
     .success(AttemptSuccess(sha256: nil))
   }
 
-  func completeAfterDigest() async -> Result<AttemptSuccess, AttemptFailure> { completeNow() }
+  func awaitDigest() async {}
+
+  /// An upload writes nothing to the disk.
+  var completionSyncs: Bool { false }
 
   /// An upload holds nothing open: its body is read by the transport.
   func end() {}
