@@ -103,7 +103,6 @@ struct FinisherQueueTests {
 
   @Test func the_finisher_runs_every_item_on_at_most_its_threads_and_returns_results() async {
     let finisher = FileFinisher()
-    defer { finisher.stop() }
     let count = 200
     let seen = Seen()
     let results = await withTaskGroup(of: Int.self) { group in
@@ -121,8 +120,22 @@ struct FinisherQueueTests {
       return sum
     }
     #expect(results == (0..<count).reduce(0) { $0 + $1 * 2 })
+    await finisher.stop()
     #expect(seen.items.withLock { $0.count } == count)
     #expect((1...FileFinisher.threads).contains(seen.threads.withLock { $0.count }))
+  }
+
+  @Test func stop_returns_once_every_item_submitted_before_has_run() async {
+    let finisher = FileFinisher()
+    let seen = Seen()
+    for index in 0..<100 {
+      finisher.submit {
+        usleep(100)
+        seen.items.withLock { _ = $0.insert(index) }
+      }
+    }
+    await finisher.stop()
+    #expect(seen.items.withLock { $0.count } == 100)
   }
 
   /// The items that ran, and the threads they ran on.

@@ -24,7 +24,10 @@
 /// renames and an unlink per file. Until that first write the partial file is empty on disk
 /// (what came is in the buffer), so a state written earlier could resume nothing more. A
 /// crash between that one flush and the rename leaves a partial without state, which the
-/// next run starts over: at most `gatherSize` bytes are fetched again.
+/// next run starts over: at most `gatherSize` bytes are fetched again. With a finisher
+/// (`--fsync`) the state is queued then and lands on its thread (`LocalDownload.recordState`),
+/// possibly after that first write, with the same outcome of a crash between; a body from the
+/// first byte removes an older state before anything is written.
 ///
 /// Threading: driven by one transport thread at a time, as `ResponseSink` requires; the
 /// owning task reads its results only after the exchange returned. Progress is published
@@ -126,6 +129,7 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
         guard ftruncate(fd, 0) == 0 else { throw FileErrors.error(errno, "cannot truncate") }
         hasher?.reset()
       }
+      if offset == 0 { local.dropState() }
       self.offset = offset
       self.bufferStart = offset
       self.total = total
@@ -215,7 +219,7 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
     if let state = pendingState {
       pendingState = nil
       if Self.writesState(beforeWriteEndingAt: position + Int64(bytes.count), total: total) {
-        try local.writeState(state)
+        try local.recordState(state)
       }
     }
     var done = 0

@@ -27,21 +27,36 @@ import Synchronization
 /// Threading: `submit` from any thread; `FinisherQueue` (under one lock) says which thread
 /// runs what. Threads start as items come, at most `threads`, and leave once `stop()` was
 /// called and nothing waits.
-final class FileFinisher: Sendable {
-  typealias Work = @Sendable () -> Void
+package final class FileFinisher: Sendable {
+  package typealias Work = @Sendable () -> Void
 
-  /// The most threads that finish files at once.
-  static let threads = 4
+  /// The most threads that finish files at once, by default.
+  package static let threads = 4
 
-  private let queue = Mutex(FinisherQueue<Work>(limit: FileFinisher.threads))
+  private struct State {
+    var queue: FinisherQueue<Work>
+    /// Who waits in `stop()` for the last thread to leave.
+    var stopping: [CheckedContinuation<Void, Never>] = []
+
+    /// Takes the waiters of `stop()`, once the last thread has left.
+    mutating func drainStopping() -> [CheckedContinuation<Void, Never>] {
+      defer { stopping = [] }
+      return stopping
+    }
+  }
+
+  private let state: Mutex<State>
   private let wake = DispatchSemaphore(value: 0)
 
-  init() {}
+  /// A finisher of at most `threads` threads.
+  package init(threads: Int = FileFinisher.threads) {
+    state = Mutex(State(queue: FinisherQueue(limit: threads)))
+  }
 
   /// Runs `work` on one of the finisher's threads, in the order submitted (several threads
   /// may run items side by side).
-  func submit(_ work: @escaping Work) {
-    switch queue.withLock({ $0.submit(work) }) {
+  package func submit(_ work: @escaping Work) {
+    switch state.withLock({ $0.queue.submit(work) }) {
     case .startThread: start()
     case .wakeOne: wake.signal()
     case .none: break
@@ -49,16 +64,26 @@ final class FileFinisher: Sendable {
   }
 
   /// Runs `work` on a finisher thread and returns its result, for a task.
-  func perform<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+  package func perform<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
     await withCheckedContinuation { continuation in
       submit { continuation.resume(returning: work()) }
     }
   }
 
-  /// Lets the threads leave once nothing waits; items submitted later still run.
-  func stop() {
-    let woken = queue.withLock { $0.stop() }
-    for _ in 0..<woken { wake.signal() }
+  /// Lets the threads leave once nothing waits, and returns when the last has left: every
+  /// item submitted before has run (a state write queued by a failed transfer too). Items
+  /// submitted later still run.
+  package func stop() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let (woken, left) = state.withLock { state in
+        let woken = state.queue.stop()
+        let left = state.queue.threads == 0
+        if !left { state.stopping.append(continuation) }
+        return (woken, left)
+      }
+      for _ in 0..<woken { wake.signal() }
+      if left { continuation.resume() }
+    }
   }
 
   private func start() {
@@ -67,8 +92,12 @@ final class FileFinisher: Sendable {
     guard pthread_create(&thread, nil, fileFinisherMain, box.toOpaque()) == 0 else {
       box.release()
       // No thread: what waits runs on the caller's thread, as it would without a finisher.
-      queue.withLock { $0.threadFailed() }
-      while let work = queue.withLock({ $0.take() }) { work() }
+      let stopping = state.withLock { state in
+        state.queue.threadFailed()
+        return state.queue.threads == 0 ? state.drainStopping() : []
+      }
+      while let work = state.withLock({ $0.queue.take() }) { work() }
+      for waiter in stopping { waiter.resume() }
       return
     }
     pthread_detach(thread)
@@ -77,10 +106,19 @@ final class FileFinisher: Sendable {
   /// A thread's loop, as `FinisherQueue.next()` says.
   fileprivate func run() {
     while true {
-      switch queue.withLock({ $0.next() }) {
+      let (step, stopping) = state.withLock { state in
+        let step = state.queue.next()
+        guard case .leave = step, state.queue.threads == 0 else {
+          return (step, [CheckedContinuation<Void, Never>]())
+        }
+        return (step, state.drainStopping())
+      }
+      switch step {
       case .run(let work): work()
       case .sleep: wake.wait()
-      case .leave: return
+      case .leave:
+        for waiter in stopping { waiter.resume() }
+        return
       }
     }
   }

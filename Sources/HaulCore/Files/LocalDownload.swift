@@ -12,8 +12,9 @@ import Synchronization
 /// descriptor without following symlinks.
 ///
 /// Owned by the one task running the entry; a segmented download's periodic state saver may
-/// call `writeState` concurrently, so state writes and `finish` are serialized by a lock, and
-/// a state write after `finish` is dropped (it would outlive the finished file).
+/// call `writeState` concurrently, and with a finisher a state is written on its thread
+/// (`recordState`), so state writes, `finish` and `discardPartial` are serialized by a lock,
+/// and a state write after `finish` is dropped (it would outlive the finished file).
 package final class LocalDownload: @unchecked Sendable {
   package let path: String
   /// Kept alive while `parent` may be its own root descriptor.
@@ -42,8 +43,15 @@ package final class LocalDownload: @unchecked Sendable {
     /// Whether a state file may be on disk (one was found or written), so that `finish`
     /// removes it; a download that never had one saves the `unlinkat`.
     var mayExist = false
+    /// The state `recordState` queued for the finisher and not yet written.
+    var queued: ResumeState?
+    /// Whether a finisher item is on its way to write what is queued.
+    var writing = false
   }
   private let stateFile = Mutex(StateFile())
+  /// Where `recordState` writes states (with `--fsync`, whose state writes wait for the
+  /// disk); `nil`: at once.
+  private let finisher: FileFinisher?
 
   /// The side files' names in `parent`, made once: every open, check and rename uses them.
   package let names: PartialNames
@@ -54,11 +62,13 @@ package final class LocalDownload: @unchecked Sendable {
   /// `durable` (`--fsync`) makes the finished file and its rename survive a power cut;
   /// `recordsETag` (`--refresh`) keeps the server's ETag with it. With `remoteTime`, a
   /// `listedTime` (a listing's mtime, seconds since 1970) is the finished file's mtime
-  /// unless its answer gives a `Last-Modified`.
+  /// unless its answer gives a `Last-Modified`. With a `finisher`, `recordState` writes on
+  /// its threads.
   package init(
     directory: OutputDirectory, path: String, durable: Bool, remoteTime: Bool = false,
-    listedTime: Int? = nil, recordsETag: Bool = false
+    listedTime: Int? = nil, recordsETag: Bool = false, finisher: FileFinisher? = nil
   ) throws(TransferError) {
+    self.finisher = finisher
     self.remoteTime = remoteTime
     self.listedTime = remoteTime ? listedTime : nil
     lastModified = Mutex(self.listedTime)
@@ -106,6 +116,47 @@ package final class LocalDownload: @unchecked Sendable {
       guard !file.finished else { return }
       file.mayExist = true
       try replaceState(state)
+    }
+  }
+
+  /// Records the state of a body about to be written: at once (`writeState`), or with a
+  /// finisher queued for its thread, so that a loop thread does not wait for the state's
+  /// `fsync`. The latest state queued wins; one still queued when the file is finished or
+  /// discarded is dropped. A queued write that fails leaves no state, and the next run
+  /// starts the file over: the state only ever saves a fetch.
+  package func recordState(_ state: ResumeState) throws(TransferError) {
+    guard let finisher else { return try writeState(state) }
+    let submits = stateFile.withLock { file -> Bool in
+      guard !file.finished else { return false }
+      file.queued = state
+      guard !file.writing else { return false }
+      file.writing = true
+      return true
+    }
+    if submits { finisher.submit { [self] in writeQueuedState() } }
+  }
+
+  /// Writes what `recordState` queued, on the finisher's thread, holding the lock so that
+  /// no `finish` or discard comes between.
+  private func writeQueuedState() {
+    stateFile.withLock { file in
+      while let state = file.queued, !file.finished {
+        file.queued = nil
+        file.mayExist = true
+        try? replaceState(state)
+      }
+      file.queued = nil
+      file.writing = false
+    }
+  }
+
+  /// Removes the state before a body from the first byte is written: it describes bytes
+  /// the partial no longer holds, and a queued new state may land after the body's first
+  /// write. Costs nothing when no state was found or written.
+  package func dropState() {
+    stateFile.withLock { file in
+      file.queued = nil
+      if file.mayExist { unlinkat(parent, stateName, 0) }
     }
   }
 
@@ -245,7 +296,10 @@ package final class LocalDownload: @unchecked Sendable {
   /// is unlinked only when one may exist, as in `finish`.
   package func discardPartial() {
     unlinkat(parent, partialName, 0)
-    if stateFile.withLock({ $0.mayExist }) { unlinkat(parent, stateName, 0) }
+    stateFile.withLock { file in
+      file.queued = nil
+      if file.mayExist { unlinkat(parent, stateName, 0) }
+    }
   }
 
   /// The digests of `algorithms` and the length of the destination file, or `nil` when it

@@ -92,7 +92,7 @@ extension EntryRunner {
     try LocalDownload(
       directory: directory, path: entry.path, durable: options.fsync,
       remoteTime: options.remoteTime, listedTime: entry.listedModified,
-      recordsETag: options.refresh)
+      recordsETag: options.refresh, finisher: finisher)
   }
 
   /// The destination's digests and what they matched (none when the entry expects none)

@@ -111,7 +111,7 @@ public actor Scheduler {
         }
       } : nil
     await task.value
-    runner.finisher?.stop()
+    await runner.finisher?.stop()
     tuner?.cancel()
     sampler.cancel()
     events(
