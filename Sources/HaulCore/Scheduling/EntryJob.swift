@@ -3,13 +3,15 @@
 /// The common case runs here, as a `TransportJob` on the transport's engine thread: the
 /// first attempt on the first source (opening the partial file, the exchange and its
 /// redirects, validation, the digest, the rename) and the entry's end, with no task, actor
-/// hop or continuation. The attempt's steps are `AttemptMachine`'s, which a task executes
+/// hop or continuation; with `--fsync` the completion and the end run on a `FileFinisher`
+/// thread instead, so that the engine thread never waits for the disk. The attempt's steps are `AttemptMachine`'s, which a task executes
 /// the same way (`EntryRunner.attempt`). Whatever must wait — a retry's back-off, a mirror,
 /// an outage, a digest still being computed by a worker thread — goes to a task, which
 /// carries on from the same state, so both paths give the same results.
 ///
-/// Threading: used by one thread at a time (the feeder, then the engine thread or a task);
-/// it is handed between them through the run's lock or the engine's mailbox.
+/// Threading: used by one thread at a time (the feeder, then the engine thread, a
+/// `FileFinisher` thread or a task); it is handed between them through the run's lock, the
+/// engine's mailbox or the finisher's queue.
 final class EntryJob: @unchecked Sendable {
   let entry: ManifestEntry
   let runner: EntryRunner
