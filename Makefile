@@ -62,7 +62,7 @@ release: deps
 # runs against a local nginx.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulCurlTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
+	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulS3Tests|HaulCurlTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
 	$(SWIFT) test --skip-build --filter 'CLITests'
 	SWIFT=$(SWIFT) ./Examples/run
 

@@ -25,6 +25,10 @@ let package = Package(
     // Core: manifest, transfer model, Transport protocol, scheduler. No curl, no FoundationNetworking.
     .target(name: "HaulCore", dependencies: ["CCrypto", "CXattr"]),
 
+    // Object storage: `s3://` URLs, SigV4 signing, prefix listings, multipart uploads and S3
+    // error documents, plugged into the core's extension points.
+    .target(name: "HaulS3", dependencies: ["HaulCore"]),
+
     // The two transports.
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
     .target(name: "HaulURLSession", dependencies: ["HaulCore", "CDispatchQueue"]),
@@ -33,7 +37,9 @@ let package = Package(
     // libcurl and OpenSSL versions for `--version` straight from the system libraries.
     .executableTarget(
       name: "haul",
-      dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "CCurl", "CCrypto", "CMalloc"]),
+      dependencies: [
+        "HaulCore", "HaulS3", "HaulCurl", "HaulURLSession", "CCurl", "CCrypto", "CMalloc",
+      ]),
 
     // Test doubles and fixtures: fault-injecting server, nginx, fake transport.
     .target(name: "HaulTestSupport", dependencies: ["HaulCore"]),
@@ -49,6 +55,8 @@ let package = Package(
     .testTarget(
       name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"],
       exclude: ["ListingSamples"]),
+    // S3's pure parts: SigV4 (against botocore too), endpoints, AWS configuration, documents.
+    .testTarget(name: "HaulS3Tests", dependencies: ["HaulS3", "HaulCore", "HaulTestSupport"]),
     .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
     // The fixtures' own behaviour, so a failure elsewhere can be trusted to be haul's.
     .testTarget(name: "HaulTestSupportTests", dependencies: ["HaulCore", "HaulTestSupport"]),

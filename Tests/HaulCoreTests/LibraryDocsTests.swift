@@ -9,7 +9,7 @@ import Testing
 struct LibraryDocsTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
-  static let libraryTargets = ["HaulCore", "HaulCurl", "HaulURLSession"]
+  static let libraryTargets = ["HaulCore", "HaulS3", "HaulCurl", "HaulURLSession"]
 
   static func read(_ relative: String) throws -> String {
     try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)

@@ -225,7 +225,7 @@ struct ListingFormatsTests {
 @Suite("ListingClient's answer bound")
 struct ListingAnswerBoundTests {
   @Test func an_answer_past_the_bound_fails_and_one_at_it_is_kept() throws {
-    let sink = S3AnswerSink(limit: 8)
+    let sink = MemoryAnswerSink(limit: 8, errorBodies: nil)
     #expect(try sink.receive(head: ResponseHead(status: 200, headers: [])))
     try [UInt8](repeating: 1, count: 8).withUnsafeBytes { try sink.receive(body: $0) }
     #expect(sink.body.count == 8)

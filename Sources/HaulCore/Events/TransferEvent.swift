@@ -117,7 +117,7 @@ public struct ProgressSnapshot: Sendable {
   /// How many entries `learnedBytes` counts.
   public var learnedEntries: Int
   /// The sizes folder listings gave for the files they named so far (a WebDAV
-  /// `getcontentlength`, a JSON listing's size, an S3 object's): with the manifest's sizes
+  /// `getcontentlength`, a JSON listing's size, a listed object's): with the manifest's sizes
   /// and `learnedBytes`, the bytes known for the run.
   public var listedBytes: Int64 = 0
   /// The entries without a size folder listings added so far, less the folder entries

@@ -84,9 +84,10 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   /// kept from its first response (a declaration of the same source keeps the first).
   /// Empty unless `readsServerDigests`.
   package private(set) var serverDigests: [ExpectedDigest] = []
-  /// The start of a discarded 400's body, read for an S3 error code (`S3ErrorBody`);
-  /// `nil` for any other answer.
-  package private(set) var errorBody: S3ErrorBody?
+  /// The start of a discarded error answer's body, for the run's `ErrorBodyClassifier`;
+  /// `nil` for any other answer, and for a status the classifier does not read.
+  package private(set) var errorBody: ErrorBody?
+  private let errorBodies: (any ErrorBodyClassifier)?
 
   /// - Parameters:
   ///   - fd: the open partial file, already holding `requested.start` bytes (or none).
@@ -95,11 +96,13 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   ///   - state: the resume state to record; for a resumed body, its `server` digests are
   ///     those its first response declared (`hasher` then computes their algorithms).
   ///   - readsServerDigests: whether the digests the server declares are checked.
+  ///   - errorBodies: reads the start of a discarded error answer's body.
   package init(
     fd: Int32, local: LocalDownload, hasher: DigestSet?, requested: ByteRange?,
     expectedSize: Int64?, state: ResumeState, progress: ProgressCounter,
-    readsServerDigests: Bool = false
+    readsServerDigests: Bool = false, errorBodies: (any ErrorBodyClassifier)? = nil
   ) {
+    self.errorBodies = errorBodies
     self.fd = fd
     self.local = local
     self.hasher = hasher
@@ -154,8 +157,8 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
       // still counts.
       if readsServerDigests { serverDigests = stateTemplate.server ?? [] }
       return false
-    case .discard where S3ErrorBody.captures(status: head.status):
-      errorBody = S3ErrorBody()
+    case .discard where errorBodies?.captures(status: head.status) == true:
+      errorBody = ErrorBody.capturing(status: head.status, for: errorBodies)
       return true
     case .restart, .discard:
       return false

@@ -6,12 +6,12 @@ import Foundation
   import Darwin
 #endif
 
-/// The durable write of an upload's state (`.haul/uploads/`), shared by S3 multipart and
-/// resumable uploads: encoded as JSON into a temporary file beside it, synced, then renamed
+/// The durable write of an upload's state (`.haul/uploads/`), shared by the upload
+/// strategies (resumable uploads, multipart uploads): encoded as JSON into a temporary file beside it, synced, then renamed
 /// into place, so a crash leaves the old state or the new, never half of one.
-enum UploadStateFile {
+package enum UploadStateFile {
   /// Writes `state` to `path`, making its folder (owner-only) when it is missing.
-  static func write(_ state: some Encodable, to path: String) throws(TransferError) {
+  package static func write(_ state: some Encodable, to path: String) throws(TransferError) {
     do {
       try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,

@@ -1,9 +1,9 @@
 /// Lowercase hex, the one spelling of a digest inside haul.
-enum Hex {
+package enum Hex {
   private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
   /// `bytes` as lowercase hex digits.
-  static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+  package static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
     String(unsafeUninitializedCapacity: bytes.count * 2) { out in
       var index = 0
       for byte in bytes {
@@ -16,13 +16,13 @@ enum Hex {
   }
 
   /// `bytes` as lowercase hex digits.
-  static func encode(_ bytes: [UInt8]) -> String {
+  package static func encode(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { encode($0) }
   }
 
   /// `text` in lower case when it is `length` hex digits of either case, else `nil`. A text
   /// already in lower case (the usual spelling) is returned as it is, not copied.
-  static func normalized(_ text: String, length: Int) -> String? {
+  package static func normalized(_ text: String, length: Int) -> String? {
     var text = text
     // Over the bytes in place rather than through the `utf8` view's iterator, which is far
     // slower per byte: every manifest line with a digest comes through here twice.
@@ -44,7 +44,7 @@ enum Hex {
 
   /// Appends the bytes that `hex` (hex digits of either case, an even number of them)
   /// spells to `out`.
-  static func appendDecoded(_ hex: String, to out: inout [UInt8]) {
+  package static func appendDecoded(_ hex: String, to out: inout [UInt8]) {
     var high: UInt8?
     for byte in hex.utf8 {
       let value =
@@ -60,7 +60,7 @@ enum Hex {
   }
 
   /// The value of the hex digit `byte` (either case), or `nil` when it is not one.
-  static func value(of byte: UInt8) -> UInt8? {
+  package static func value(of byte: UInt8) -> UInt8? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -70,7 +70,7 @@ enum Hex {
   }
 
   /// Whether every byte of `bytes` is a hex digit of either case.
-  static func isHex(_ bytes: some Sequence<UInt8>) -> Bool {
+  package static func isHex(_ bytes: some Sequence<UInt8>) -> Bool {
     bytes.allSatisfy { byte in
       (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
         || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))

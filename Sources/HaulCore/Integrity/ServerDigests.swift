@@ -11,8 +11,9 @@
 ///   case. An instance digest covers the whole file, on a 206 too.
 /// - `x-goog-hash` (Google Cloud Storage): `md5=BASE64` (its `crc32c` is not a digest haul
 ///   computes). Usually sent as two fields, one per hash; every one is read.
-/// - `x-amz-checksum-sha256` (S3): the BASE64 SHA-256 of the object. The checksum of a
-///   multipart upload's parts (`BASE64-N`) is not the file's and does not parse.
+/// - `x-amz-checksum-sha256` (Amazon's object storage and its peers): the BASE64 SHA-256 of
+///   the object. The checksum of a multipart upload's parts (`BASE64-N`) is not the file's
+///   and does not parse.
 ///
 /// Several fields of one name are read as one list, as HTTP combines them. Unknown algorithms,
 /// values that are not base64 or not the algorithm's length, and fields that do not parse are

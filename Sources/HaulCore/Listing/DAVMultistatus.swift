@@ -7,8 +7,8 @@ import Foundation
 /// the server binds `DAV:` to (`D:`, `d:`, `lp1:`, none); the collection's own `response`
 /// and anything that is no child of it (`ListedName.child`) are left out.
 ///
-/// Read with a small scanner over those few elements, as S3 pages are (`S3XML`): an XML
-/// parser would bring libxml2 for that.
+/// Read with a small scanner over those few elements, as object store pages are:
+/// an XML parser would bring libxml2 for that.
 package enum DAVMultistatus {
   /// One listed child, with its ETag as the server gave it.
   package struct Child: Sendable, Hashable {

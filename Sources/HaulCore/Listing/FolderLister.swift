@@ -1,12 +1,12 @@
 import Foundation
 
-/// A way of listing a folder entry's tree: S3 prefixes, WebDAV collections and web index
-/// pages each implement it, and `ListingExpansion` drives any of them, so the scheduler
-/// knows no listing format.
+/// A way of listing a folder entry's tree: WebDAV collections and web index pages each
+/// implement it, as an object store's prefixes do, and `ListingExpansion` drives
+/// any of them, so the scheduler knows no listing format.
 ///
 /// A lister is asked for one page at a time: the files of one folder (or of a flat listing
-/// such as an S3 prefix) and the subfolders it names, which the expansion lists later. It
-/// keeps no state between pages; what it needs for the next page of the same folder travels
+/// such as an object store's prefix) and the subfolders it names, which the expansion lists
+/// later. It keeps no state between pages; what it needs for the next page of the same folder travels
 /// in `ListingPage.next`. Requests go through `ListingClient`, which sends them as every
 /// transfer is sent and retries transient failures.
 package protocol FolderLister: Sendable {
@@ -22,7 +22,7 @@ package protocol FolderLister: Sendable {
 
 /// A folder to list: where it is asked for, and where it lies in the tree.
 package struct ListedFolder: Sendable, Hashable {
-  /// What the lister asks for (an index page, a collection, an S3 prefix's first page).
+  /// What the lister asks for (an index page, a collection, a prefix's first page).
   package var url: URL
   /// Its path relative to the entry's folder: `""` for the entry's own, else `a/b/`.
   package var relativePath: String
@@ -45,7 +45,7 @@ package struct ListedFolder: Sendable, Hashable {
 package struct ListedFile: Sendable, Hashable {
   /// Where it is downloaded from; `nil` when its name makes no URL (the file is refused).
   package var url: URL?
-  /// The URL as the report's and `--failed`'s line gives it (`s3://bucket/key` for S3).
+  /// The URL as the report's and `--failed`'s line gives it (`s3://bucket/key` for an object).
   package var source: String
   /// Its path relative to the entry's folder (`a/b/c.txt`), as the server names it: the
   /// expansion refuses one that would leave the folder.
@@ -56,7 +56,7 @@ package struct ListedFile: Sendable, Hashable {
   package var modified: Date?
   /// A validator sent as `If-Match`, so that a file replaced after it was listed fails
   /// with `http_412` instead of mixing two versions; only where the lister knows it is the
-  /// one a download's answer carries (S3's ETag).
+  /// one a download's answer carries (an object store's ETag).
   package var ifMatch: String?
   /// Its entity tag as listed (a WebDAV `getetag`), compared only with what a listing gives
   /// of the same file: a partial begun under another one is not resumed.

@@ -56,7 +56,7 @@ package struct ListingClient: Sendable {
     let request = TransferRequest(
       url: url, method: method, headers: options.headers + entry.headers + headers,
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
-    let sink = S3AnswerSink(limit: Self.pageLimit)
+    let sink = MemoryAnswerSink(limit: Self.pageLimit, errorBodies: options.errorBodies)
     let response: TransferResponse
     do throws(TransferError) {
       response = try await runner.send(request, for: entry, sink: sink)

@@ -37,9 +37,9 @@ public struct Manifest: Sendable {
   public var outputDirectory: String
   /// Digests from checksum files, applied to downloads by `path`.
   public var checksums: ChecksumTable
-  /// `--s3`: where `s3://BUCKET/KEY` URLs go; entries carry the endpoint's URL. `nil`
-  /// refuses `s3://` URLs.
-  package var s3: S3Endpoint?
+  /// URL schemes beyond http(s) (an object store's); entries carry the URLs they map to.
+  /// None by default: any other scheme is refused.
+  package var schemes = ManifestURLSchemes()
   /// `--recursive`: a download line whose URL ends in `/` is a folder to mirror, unless it
   /// says `"recursive": false`.
   package var recursive = false
@@ -65,19 +65,20 @@ public struct Manifest: Sendable {
   ) {
     self.init(
       path: path, displayName: displayName, outputDirectory: outputDirectory,
-      checksums: checksums, s3: nil, refusesIPv6Literals: refusesIPv6Literals)
+      checksums: checksums, schemes: ManifestURLSchemes(),
+      refusesIPv6Literals: refusesIPv6Literals)
   }
 
-  /// A manifest whose `s3://` URLs go to `s3`.
+  /// A manifest that also accepts the URLs of `schemes`.
   package init(
     path: String, displayName: String, outputDirectory: String, checksums: ChecksumTable,
-    s3: S3Endpoint?, refusesIPv6Literals: Bool
+    schemes: ManifestURLSchemes, refusesIPv6Literals: Bool
   ) {
     self.path = path
     self.displayName = displayName
     self.outputDirectory = outputDirectory
     self.checksums = checksums
-    self.s3 = s3
+    self.schemes = schemes
     self.refusesIPv6Literals = refusesIPv6Literals
   }
 
@@ -99,7 +100,8 @@ public struct Manifest: Sendable {
       case .line(let number, let bytes):
         let checked: ManifestLineCheck?
         do {
-          checked = try ManifestLineParser.check(bytes, line: number, s3: s3, recursive: recursive)
+          checked = try ManifestLineParser.check(
+            bytes, line: number, schemes: schemes, recursive: recursive)
         } catch {
           throw self.error(line: number, error.reason)
         }
@@ -172,7 +174,9 @@ public struct Manifest: Sendable {
   /// is built (validation leaves plain ones unbuilt, and no plain URL has such a host); this
   /// costs a second parse per line only with such a transport.
   func ipv6LiteralProblem(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> String? {
-    guard let entry = try? ManifestLineParser.parse(bytes, line: line, s3: s3, recursive: recursive)
+    guard
+      let entry = try? ManifestLineParser.parse(
+        bytes, line: line, schemes: schemes, recursive: recursive)
     else { return nil }
     return Self.ipv6LiteralProblem(sources: entry.sources)
   }

@@ -47,7 +47,7 @@ public final class ManifestEntryIterator: IteratorProtocol {
         let parsed: ManifestEntry?
         do {
           parsed = try ManifestLineParser.parse(
-            bytes, line: number, s3: manifest.s3, recursive: manifest.recursive)
+            bytes, line: number, schemes: manifest.schemes, recursive: manifest.recursive)
         } catch {
           throw manifest.error(line: number, error.reason)
         }

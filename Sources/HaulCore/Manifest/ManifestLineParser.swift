@@ -23,23 +23,23 @@ enum ManifestLineParser {
   /// The entry on `bytes` (one line without its line break), or `nil` for a blank or
   /// comment line. `recursive` (`--recursive`): a download whose URL ends in `/` is a folder.
   static func parse(
-    _ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil,
-    recursive: Bool = false
+    _ bytes: UnsafeBufferPointer<UInt8>, line: Int,
+    schemes: ManifestURLSchemes = ManifestURLSchemes(), recursive: Bool = false
   ) throws(ManifestLineError) -> ManifestEntry? {
     guard let content = try content(of: bytes) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
     guard content[0] == UInt8(ascii: "{") else {
       let trimmed =
         content.count == bytes.count ? text : String(decoding: content, as: UTF8.self)
-      if recursive, let url = try folderURL(content, text: trimmed, s3: s3) {
+      if recursive, let url = try folderURL(content, text: trimmed, schemes: schemes) {
         return ManifestEntry(
           line: line, text: text, url: url, path: try folderPath(for: url), recursive: true)
       }
-      let (url, path) = try parseBareURL(content, text: trimmed, s3: s3)
+      let (url, path) = try parseBareURL(content, text: trimmed, schemes: schemes)
       return ManifestEntry(line: line, text: text, url: url, path: path)
     }
-    let fields = try ManifestObjectScanner.scan(content, buildsURLs: true, s3: s3)
-    let (path, isFolder) = try path(of: fields, recursive: recursive)
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: true, schemes: schemes)
+    let (path, isFolder) = try path(of: fields, recursive: recursive, schemes: schemes)
     return ManifestEntry(
       line: line, text: text, operation: fields.operation, url: try url(of: fields),
       mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
@@ -50,13 +50,13 @@ enum ManifestLineParser {
   /// What validation needs of the line on `bytes`, or `nil` for a blank or comment line;
   /// throws exactly what `parse` throws.
   static func check(
-    _ bytes: UnsafeBufferPointer<UInt8>, line: Int, s3: S3Endpoint? = nil,
-    recursive: Bool = false
+    _ bytes: UnsafeBufferPointer<UInt8>, line: Int,
+    schemes: ManifestURLSchemes = ManifestURLSchemes(), recursive: Bool = false
   ) throws(ManifestLineError) -> ManifestLineCheck? {
     guard let content = try content(of: bytes) else { return nil }
     guard content[0] == UInt8(ascii: "{") else {
       let text = String(decoding: content, as: UTF8.self)
-      if recursive, let url = try folderURL(content, text: text, s3: s3) {
+      if recursive, let url = try folderURL(content, text: text, schemes: schemes) {
         return ManifestLineCheck(
           line: line, operation: .download, path: try folderPath(for: url), url: url)
       }
@@ -64,11 +64,11 @@ enum ManifestLineParser {
         let path = try ManifestURL.defaultNameOfPlain(text).get()
         return ManifestLineCheck(line: line, operation: .download, path: path, url: nil)
       }
-      let (url, path) = try parseBareURL(content, text: text, s3: s3)
+      let (url, path) = try parseBareURL(content, text: text, schemes: schemes)
       return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
     }
-    let fields = try ManifestObjectScanner.scan(content, buildsURLs: false, s3: s3)
-    let (path, isFolder) = try path(of: fields, recursive: recursive)
+    let fields = try ManifestObjectScanner.scan(content, buildsURLs: false, schemes: schemes)
+    let (path, isFolder) = try path(of: fields, recursive: recursive, schemes: schemes)
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
       size: fields.size, digests: fields.digests, isFolder: isFolder,
@@ -102,20 +102,20 @@ enum ManifestLineParser {
   /// The URL and default path of a line that is not a JSON object (`content`, also as
   /// `text`): a bare URL, or else an error saying what the line is.
   private static func parseBareURL(
-    _ content: UnsafeBufferPointer<UInt8>, text: String, s3: S3Endpoint?
+    _ content: UnsafeBufferPointer<UInt8>, text: String, schemes: ManifestURLSchemes
   ) throws(ManifestLineError) -> (URL, String) {
     if ManifestURL.isPlain(text) {
       // The common line: its name is read from its bytes, as validation read it.
       let url = try ManifestURL.parsePlain(text, field: "URL").get()
       return (
-        url, S3PrefixListing.isFirstPage(url) ? "" : try ManifestURL.defaultNameOfPlain(text).get()
+        url, schemes.namesFolder(url) ? "" : try ManifestURL.defaultNameOfPlain(text).get()
       )
     }
     if let schemeLength = ManifestURL.schemeLength(in: content),
       content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
-      let url = try ManifestURL.parse(text, field: "URL", s3: s3).get()
-      return (url, S3PrefixListing.isFirstPage(url) ? "" : try defaultPath(for: url))
+      let url = try ManifestURL.parse(text, field: "URL", schemes: schemes).get()
+      return (url, schemes.namesFolder(url) ? "" : try defaultPath(for: url))
     }
     if case .success(let value) = Result(catching: { () throws(JSONLineParser.SyntaxError) in
       try JSONLineParser.parse(content)
@@ -126,19 +126,20 @@ enum ManifestLineParser {
   }
 
   /// The URL of a bare line that names a folder (ends in `/`, no query), `nil` for any
-  /// other line; an s3:// prefix is listed as such, never as a web folder.
+  /// other line; a scheme's folder (an object store's prefix) is listed as such, never as a
+  /// web folder.
   private static func folderURL(
-    _ content: UnsafeBufferPointer<UInt8>, text: String, s3: S3Endpoint?
+    _ content: UnsafeBufferPointer<UInt8>, text: String, schemes: ManifestURLSchemes
   ) throws(ManifestLineError) -> URL? {
     guard text.hasSuffix("/"), !text.contains("?"), ManifestURL.schemeLength(in: content) != nil
     else { return nil }
-    let url = try ManifestURL.parse(text, field: "URL", s3: s3).get()
-    return isFolder(url) ? url : nil
+    let url = try ManifestURL.parse(text, field: "URL", schemes: schemes).get()
+    return isFolder(url, schemes: schemes) ? url : nil
   }
 
   /// Whether `url` names a web folder: its path ends in `/` and it has no query.
-  private static func isFolder(_ url: URL) -> Bool {
-    !S3PrefixListing.isFirstPage(url) && url.query(percentEncoded: true) == nil
+  private static func isFolder(_ url: URL, schemes: ManifestURLSchemes) -> Bool {
+    !schemes.namesFolder(url) && url.query(percentEncoded: true) == nil
       && url.path(percentEncoded: true).hasSuffix("/")
   }
 
@@ -154,7 +155,9 @@ enum ManifestLineParser {
   }
 
   /// The rules of a folder entry (`recursive`), and its path.
-  private static func folderPath(of fields: ManifestObjectScanner.Fields)
+  private static func folderPath(
+    of fields: ManifestObjectScanner.Fields, schemes: ManifestURLSchemes
+  )
     throws(ManifestLineError) -> String
   {
     if fields.operation == .upload {
@@ -176,7 +179,7 @@ enum ManifestLineParser {
         "a recursive entry has no \"size\" or digest: its files' come from the listing")
     }
     let url = try url(of: fields)
-    guard isFolder(url) else {
+    guard isFolder(url, schemes: schemes) else {
       throw ManifestLineError("the \"url\" of a recursive entry must end in \"/\", without a query")
     }
     guard let path = fields.path else { return try folderPath(for: url) }
@@ -189,53 +192,55 @@ enum ManifestLineParser {
   /// Applies the rules that concern more than one field of an object, and returns the
   /// entry's path (the one given, or for a download the URL's default name) and whether it
   /// is a folder to mirror (`recursive`: `--recursive`, for a URL ending in `/`).
-  private static func path(of fields: ManifestObjectScanner.Fields, recursive: Bool)
-    throws(ManifestLineError) -> (String, Bool)
-  {
+  private static func path(
+    of fields: ManifestObjectScanner.Fields, recursive: Bool, schemes: ManifestURLSchemes
+  ) throws(ManifestLineError) -> (String, Bool) {
     guard fields.url != nil || fields.plainURL != nil else {
       throw ManifestLineError("missing \"url\"")
     }
-    let prefix = fields.url.map(S3PrefixListing.isFirstPage) ?? false
+    let prefix = fields.url.map(schemes.namesFolder) ?? false
     let folderUpload =
       fields.operation == .upload && fields.recursive != false
       && (fields.recursive == true || fields.path?.hasSuffix("/") == true)
     if !prefix,
       folderUpload
         || (fields.operation == .download
-          && fields.recursive ?? (recursive && endsInSlash(fields)))
+          && fields.recursive ?? (recursive && endsInSlash(fields, schemes: schemes)))
     {
-      return (try folderPath(of: fields), true)
+      return (try folderPath(of: fields, schemes: schemes), true)
     }
-    return (try filePath(of: fields), false)
+    return (try filePath(of: fields, schemes: schemes), false)
   }
 
   /// Whether the object's `url` ends in `/` without a query (for `--recursive`).
-  private static func endsInSlash(_ fields: ManifestObjectScanner.Fields) -> Bool {
+  private static func endsInSlash(
+    _ fields: ManifestObjectScanner.Fields, schemes: ManifestURLSchemes
+  ) -> Bool {
     guard fields.operation == .download else { return false }
-    if let url = fields.url { return isFolder(url) }
+    if let url = fields.url { return isFolder(url, schemes: schemes) }
     guard let text = fields.plainURL else { return false }
     return text.hasSuffix("/") && !text.contains("?")
   }
 
   /// The path of an entry that is not a folder to mirror.
-  private static func filePath(of fields: ManifestObjectScanner.Fields)
-    throws(ManifestLineError) -> String
-  {
-    if let url = fields.url, S3PrefixListing.isFirstPage(url) {
+  private static func filePath(
+    of fields: ManifestObjectScanner.Fields, schemes: ManifestURLSchemes
+  ) throws(ManifestLineError) -> String {
+    if let url = fields.url, let scheme = schemes.folder(url) {
       guard fields.operation == .download else {
-        throw ManifestLineError("an s3:// prefix can only be downloaded")
+        throw ManifestLineError("\(scheme.folderName) can only be downloaded")
       }
       guard fields.mirrors.isEmpty else {
-        throw ManifestLineError("an s3:// prefix has no mirrors")
+        throw ManifestLineError("\(scheme.folderName) has no mirrors")
       }
       let path = fields.path ?? ""
       guard path.isEmpty || path.hasSuffix("/") else {
-        throw ManifestLineError("the \"path\" of an s3:// prefix must end in \"/\"")
+        throw ManifestLineError("the \"path\" of \(scheme.folderName) must end in \"/\"")
       }
       return path
     }
-    if fields.mirrors.contains(where: S3PrefixListing.isFirstPage) {
-      throw ManifestLineError("a mirror cannot be an s3:// prefix")
+    if let scheme = fields.mirrors.lazy.compactMap(schemes.folder).first {
+      throw ManifestLineError("a mirror cannot be \(scheme.folderName)")
     }
     if let path = fields.path, path.hasSuffix("/") {
       throw ManifestLineError("\"path\" must name a file, not end in \"/\"")

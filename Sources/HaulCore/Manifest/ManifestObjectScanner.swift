@@ -123,22 +123,25 @@ struct ManifestObjectScanner {
   /// Keys that name no field, for the same purpose (rare: such a line is an error anyway).
   private var unknownKeys = JSONKeySet()
 
-  /// Where `s3://` URLs go (`--s3`); `nil` refuses them.
-  private let s3: S3Endpoint?
+  /// The manifest's extra URL schemes.
+  private let schemes: ManifestURLSchemes
 
-  private init(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool, s3: S3Endpoint?) {
+  private init(
+    _ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool, schemes: ManifestURLSchemes
+  ) {
     json = JSONLineParser(bytes)
     self.buildsURLs = buildsURLs
-    self.s3 = s3
+    self.schemes = schemes
   }
 
   /// The fields of the object that is all of `bytes` (which start with `{`), or why the line
   /// is bad. Without `buildsURLs` (for validation), a URL that `ManifestURL.isPlain` accepts
   /// is not built: a `url` is kept as written in `plainURL`, a mirror is left out.
-  static func scan(_ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool, s3: S3Endpoint? = nil)
-    throws(ManifestLineError) -> Fields
-  {
-    var scanner = ManifestObjectScanner(bytes, buildsURLs: buildsURLs, s3: s3)
+  static func scan(
+    _ bytes: UnsafeBufferPointer<UInt8>, buildsURLs: Bool,
+    schemes: ManifestURLSchemes = ManifestURLSchemes()
+  ) throws(ManifestLineError) -> Fields {
+    var scanner = ManifestObjectScanner(bytes, buildsURLs: buildsURLs, schemes: schemes)
     do {
       try scanner.scanObject()
     } catch {
@@ -246,14 +249,14 @@ struct ManifestObjectScanner {
         fields.plainURL = string
         return
       }
-      switch ManifestURL.parse(string, field: "\"url\"", s3: s3) {
+      switch ManifestURL.parse(string, field: "\"url\"", schemes: schemes) {
       case .success(let url): fields.url = url
       case .failure(let failure): note(failure)
       }
     case .path:
       guard let string = try string(field) else { return }
-      // A folder (`dir/`) is kept with its `/`, for an s3:// prefix; `path(of:)` refuses it
-      // for anything else.
+      // A folder (`dir/`) is kept with its `/`, for a scheme's folder (an object store's
+      // prefix); `path(of:)` refuses it for anything else.
       let bytes = string.utf8
       var end = bytes.endIndex
       while bytes.distance(from: bytes.startIndex, to: end) > 1,
@@ -400,7 +403,7 @@ struct ManifestObjectScanner {
         let string = try json.parseString()
         fields.mirrorCount += 1
         if problem == nil, buildsURLs || !ManifestURL.isPlain(string) {
-          switch ManifestURL.parse(string, field: "\"mirrors\" item \(number)", s3: s3) {
+          switch ManifestURL.parse(string, field: "\"mirrors\" item \(number)", schemes: schemes) {
           case .success(let url): fields.mirrors.append(url)
           case .failure(let failure): note(failure)
           }

@@ -1,8 +1,8 @@
 /// How manifest messages show text taken from a line: in double quotes, with control
 /// characters, quotes and backslashes escaped (so a message stays one printable line), and
 /// cut short after `limit` characters.
-enum ManifestText {
-  static func quoted(_ text: String, limit: Int = 64) -> String {
+package enum ManifestText {
+  package static func quoted(_ text: String, limit: Int = 64) -> String {
     var out = "\""
     var count = 0
     for scalar in text.unicodeScalars {

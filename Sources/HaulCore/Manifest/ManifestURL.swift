@@ -2,17 +2,17 @@ import Foundation
 
 /// The rules for a manifest URL (`url`, each of `mirrors`, a bare URL line): scheme `http` or
 /// `https` (any case, made lower case), a host, a port (when one is written) from 1 to 65535,
-/// no control characters; parsed by Foundation's `URL(string:)`. With `--s3`, also
-/// `s3://BUCKET/KEY`, mapped to the endpoint's URL.
+/// no control characters; parsed by Foundation's `URL(string:)`. Also the URLs of the
+/// manifest's extra schemes (`ManifestURLScheme`), mapped as the scheme says.
 enum ManifestURL {
   /// The URL in `string`, or why it is not allowed. `field` names it in the reason
   /// (`"url"`, `"mirrors" item 2`); the URL itself is never quoted (it may hold a password).
-  /// An `s3://` URL is accepted only with an `s3` endpoint, and becomes its URL there.
-  static func parse(_ string: String, field: String, s3: S3Endpoint? = nil)
-    -> Result<URL, ManifestLineError>
-  {
+  /// A URL of one of `schemes` becomes the URL that scheme maps it to.
+  static func parse(
+    _ string: String, field: String, schemes: ManifestURLSchemes = ManifestURLSchemes()
+  ) -> Result<URL, ManifestLineError> {
     if isPlain(string) { return parsePlain(string, field: field) }
-    if S3ObjectAddress.hasS3Scheme(string) { return parseS3(string, field: field, s3: s3) }
+    if let scheme = schemes.scheme(of: string) { return scheme.url(for: string, field: field) }
     var string = string
     let shape = string.withUTF8 { Shape(of: $0) }
     guard let schemeLength = shape.schemeLength else {
@@ -62,19 +62,6 @@ enum ManifestURL {
       return .failure(.init("\(field) is not a valid URL"))
     }
     return .success(url)
-  }
-
-  /// `s3://BUCKET/KEY` as the endpoint's https (or http) URL; a prefix (`s3://BUCKET/DIR/`)
-  /// as the URL of its first `ListObjectsV2` page (`S3PrefixListing.firstPage`), which the
-  /// scheduler lists.
-  private static func parseS3(_ string: String, field: String, s3: S3Endpoint?)
-    -> Result<URL, ManifestLineError>
-  {
-    guard let s3 else { return .failure(.init("\(field) is an s3:// URL, which needs --s3")) }
-    let mapped = S3ObjectAddress.parse(string).flatMap { address in
-      address.isPrefix ? S3PrefixListing.firstPage(of: address, at: s3) : s3.url(for: address)
-    }
-    return mapped.mapError { ManifestLineError("\(field) \($0.reason)") }
   }
 
   /// Whether `url`'s host is an IPv6 literal (`[::1]`), which only such a host's `:` shows.

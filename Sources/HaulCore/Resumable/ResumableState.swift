@@ -12,7 +12,7 @@ import Foundation
 /// last acknowledged. The offset is for people reading the file: an attempt always asks the
 /// server.
 ///
-/// Kept in the output directory's `.haul/uploads/`, as `S3MultipartState` is, named by a
+/// Kept in the output directory's `.haul/uploads/`, as every upload strategy's state is, named by a
 /// digest of the protocol, the URL and the entry's path; written whole to a temporary name
 /// and renamed over the old state, so a crash leaves the old state or the new one.
 struct ResumableState: Codable, Sendable, Hashable {

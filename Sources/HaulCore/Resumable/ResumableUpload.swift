@@ -7,9 +7,9 @@ import Foundation
 #endif
 
 /// One attempt at an upload through a resumable protocol (`TusMachine`,
-/// `IETFUploadMachine`): carries out the machine's steps, each request through
-/// `EntryRunner.send`, and keeps the upload's URL in `ResumableState` under the output
-/// directory's `.haul/uploads/`, as `S3MultipartUpload` keeps its parts.
+/// `IETFUploadMachine`): carries out the machine's steps, each request through its
+/// `UploadContext`, and keeps the upload's URL in `ResumableState` under the output
+/// directory's `.haul/uploads/` (`UploadStateFile`).
 ///
 /// Every attempt, first or retry, in this run or a later one, starts from the recorded upload
 /// when the source file is unchanged, and the machine asks the server for its offset; only
@@ -21,28 +21,33 @@ import Foundation
 /// URL the server names on another origin gets the protocol's fields alone. Runs in the
 /// entry's task, holding its one slot.
 struct ResumableUpload {
-  let runner: EntryRunner
-  let job: EntryJob
-  let url: URL
-  let source: String
+  let upload: UploadContext
   let kind: ResumableProtocol
   let options: ResumableOptions
 
-  private var entry: ManifestEntry { job.entry }
+  init(_ upload: UploadContext, kind: ResumableProtocol, options: ResumableOptions) {
+    self.upload = upload
+    self.kind = kind
+    self.options = options
+  }
+
+  private var entry: ManifestEntry { upload.entry }
+  private var url: URL { upload.url }
+  private var source: String { upload.source }
 
   private var statePath: String {
     ResumableState.path(
-      directory: runner.options.outputDirectory, kind: kind, url: url, path: entry.path)
+      directory: upload.outputDirectory, kind: kind, url: url, path: entry.path)
   }
 
-  func run() async -> Result<AttemptSuccess, AttemptFailure> {
+  func run() async -> Result<Void, AttemptFailure> {
     var info = stat()
     guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       return .failure(AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
     }
     let size = Int64(info.st_size)
     let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-    job.counter.store(expected: size)
+    upload.progress.store(expected: size)
     var machine = Machine(
       kind, url: url, size: size, name: (entry.path as NSString).lastPathComponent,
       chunkSize: options.chunkSize)
@@ -70,8 +75,8 @@ struct ResumableUpload {
       switch step {
       case .finished:
         ResumableState.remove(statePath)
-        job.counter.store(size)
-        return .success(AttemptSuccess(sha256: nil))
+        upload.progress.store(size)
+        return .success(())
       case .failed(var failure):
         if machine.location != nil {
           _ = save(machine, size: size, modified: modified)
@@ -86,8 +91,8 @@ struct ResumableUpload {
         }
         return .failure(failure)
       case .send(let request):
-        job.counter.store(machine.offset)
-        let sink = ResumableAnswerSink(progress: job.counter)
+        upload.progress.store(machine.offset)
+        let sink = ResumableAnswerSink(progress: upload.progress)
         let result = await exchange(request, sink: sink)
         for head in sink.interim { machine.interim(head) }
         switch result {
@@ -105,11 +110,9 @@ struct ResumableUpload {
   private func exchange(_ request: ResumableRequest, sink: ResumableAnswerSink? = nil) async
     -> Result<ResponseHead, TransferError>
   {
-    let options = runner.options
+    var transfer = upload.request(request.url, method: request.method)
+    if Self.origin(request.url) != Self.origin(url) { transfer.headers = [] }
     var headers = request.headers
-    if Self.origin(request.url) == Self.origin(url) {
-      headers = options.headers + entry.headers + headers
-    }
     var body: RequestBody?
     if let range = request.body, !range.isEmpty {
       body = RequestBody(path: source, offset: range.lowerBound, length: Int64(range.count))
@@ -122,13 +125,11 @@ struct ResumableUpload {
         }
       }
     }
-    var transfer = TransferRequest(
-      url: request.url, method: request.method, headers: headers,
-      stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
+    transfer.headers += headers
     transfer.body = body
     let answers = sink ?? ResumableAnswerSink(progress: ProgressCounter())
     do throws(TransferError) {
-      let response = try await runner.send(transfer, for: entry, sink: answers, job: job)
+      let response = try await upload.send(transfer, sink: answers, countsAttempt: true)
       return .success(response.head)
     } catch {
       return .failure(error)

@@ -47,7 +47,7 @@ struct AttemptLoop: Sendable {
   }
 
   /// The attempt in progress failed with `code`. `transient`: retry it whatever the code
-  /// (an S3 `RequestTimeout`). `excused`: the host was down and came back (the attempt does
+  /// (an error body's retryable code). `excused`: the host was down and came back (the attempt does
   /// not use up a retry). `jitter` in 0..<1 spreads the back-off.
   mutating func failed(
     _ code: TransferError.Code, transient: Bool = false, retryAfter: Double?, excused: Bool,

@@ -1,39 +1,59 @@
 import Foundation
 
 /// What one failed attempt left behind.
-struct AttemptFailure: Error, Sendable {
-  var error: TransferError
-  var retryAfter: Double?
+package struct AttemptFailure: Error, Sendable {
+  package var error: TransferError
+  package var retryAfter: Double?
   /// Whether the server sent a response head before the failure (it was reachable).
-  var answered = false
-  /// Whether the failure is worth another try whatever its code says: an S3 error code
-  /// retried beside its status (`S3ErrorBody.retryableCodes`).
-  var transient = false
+  package var answered = false
+  /// Whether the failure is worth another try whatever its code says: an error body's code
+  /// retried beside its status (`ErrorBodyReason.retryable`).
+  package var transient = false
+
+  package init(
+    error: TransferError, retryAfter: Double? = nil, answered: Bool = false,
+    transient: Bool = false
+  ) {
+    self.error = error
+    self.retryAfter = retryAfter
+    self.answered = answered
+    self.transient = transient
+  }
 
   /// The failure an HTTP error status means, with the server's `Retry-After`; `body`, the
-  /// start of the error body, may name an S3 error code, told in the message and retried
-  /// when it is `RequestTimeout`.
-  static func http(_ head: ResponseHead, body: S3ErrorBody? = nil) -> AttemptFailure {
-    let code = body?.code
+  /// start of the error body, may name the server's error code (`ErrorBodyClassifier`),
+  /// told in the message and retried when the classifier says so.
+  package static func http(_ head: ResponseHead, body: ErrorBody? = nil) -> AttemptFailure {
+    let reason = body?.reason
     return AttemptFailure(
       error: TransferError(
         .http(head.status),
-        "the server answered \(head.status)" + (code.map { " (\($0))" } ?? "")),
+        "the server answered \(head.status)" + (reason.map { " (\($0.code))" } ?? "")),
       retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()),
-      transient: body?.isRetryable ?? false)
+      transient: reason?.retryable ?? false)
   }
 }
 
 /// What a successful attempt produced.
-struct AttemptSuccess: Sendable {
+package struct AttemptSuccess: Sendable {
   /// The file's SHA-256, when computed.
-  var sha256: String?
+  package var sha256: String?
   /// Every digest computed of the file.
-  var digests = DigestValues()
+  package var digests = DigestValues()
   /// What the file was checked against and matched (`ExpectedDigest.source`), in order.
-  var verified: [String] = []
+  package var verified: [String] = []
   /// A `--refresh` check found the file in place current: nothing was downloaded.
-  var unchanged = false
+  package var unchanged = false
+
+  package init(
+    sha256: String? = nil, digests: DigestValues = DigestValues(), verified: [String] = [],
+    unchanged: Bool = false
+  ) {
+    self.sha256 = sha256
+    self.digests = digests
+    self.verified = verified
+    self.unchanged = unchanged
+  }
 }
 
 /// Why an attempt cannot go on as prepared: its partial file must be dropped and the

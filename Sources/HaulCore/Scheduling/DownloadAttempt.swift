@@ -43,10 +43,12 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
   /// The digests computed are the entry's expected ones, SHA-256 too when `hashes` (the
   /// digest is shown), and with `serverDigests` those a resumed partial's first response
   /// declared; the sink adds what the response declares. With none of these nothing is
-  /// hashed, which matters on small files.
+  /// hashed, which matters on small files. `errorBodies` reads the start of an error
+  /// answer's body.
   static func prepare(
     _ entry: ManifestEntry, base: TransferRequest, local: LocalDownload, counter: ProgressCounter,
-    fresh: Bool, hashes: Bool, serverDigests: Bool, refresh: RefreshCheck? = nil
+    fresh: Bool, hashes: Bool, serverDigests: Bool, refresh: RefreshCheck? = nil,
+    errorBodies: (any ErrorBodyClassifier)? = nil
   ) -> Result<DownloadAttempt, AttemptSetback> {
     if !fresh, let size = entry.size {
       do throws(TransferError) {
@@ -100,7 +102,8 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
     if let refresh { request.conditions = refresh.fields }
     let sink = DownloadSink(
       fd: fd, local: local, hasher: hasher, requested: request.range, expectedSize: entry.size,
-      state: state, progress: counter, readsServerDigests: serverDigests)
+      state: state, progress: counter, readsServerDigests: serverDigests,
+      errorBodies: errorBodies)
     return .success(
       DownloadAttempt(
         entry: entry, local: local, request: request, sink: sink, fd: fd,

@@ -92,53 +92,47 @@ extension EntryRunner {
       return DownloadAttempt.prepare(
         entry, base: base, local: local, counter: job.counter, fresh: fresh,
         hashes: options.digestsWithoutChecksum, serverDigests: options.serverDigests,
-        refresh: job.refresh
+        refresh: job.refresh, errorBodies: options.errorBodies
       ).map { $0 }
     }
     return UploadAttempt.prepare(
-      entry, base: base, path: uploadPath(entry), length: length, counter: job.counter
+      entry, base: base, path: uploadPath(entry), length: length, counter: job.counter,
+      errorBodies: options.errorBodies
     ).map { $0 }
   }
 
-  /// `error`, the failure `job` ended with for good, saying so when `--abort-incomplete`
-  /// aborted the multipart uploads it left on its sources; a cancelled entry keeps them for
-  /// the run that resumes it.
-  func abandoningParts(_ job: EntryJob, _ error: TransferError) async -> TransferError {
-    guard let multipart = options.s3Multipart, multipart.abortIncomplete,
-      job.entry.operation == .upload, options.resumable.resumable(job.entry) == nil,
-      error.code != .cancelled
-    else { return error }
-    var aborted = false
-    for url in job.entry.sources
-    where S3MultipartUpload.applies(
-      job.entry, url: url, options: multipart, path: uploadPath(job.entry))
-    {
-      let upload = S3MultipartUpload(
-        runner: self, job: job, url: url, source: uploadPath(job.entry), options: multipart)
-      if await upload.abandon() { aborted = true }
-    }
-    guard aborted else { return error }
+  /// `error`, the failure `job` ended with for good, with what the upload strategies that
+  /// carried it did to clean up on its sources (`UploadStrategy.abandon`: an aborted
+  /// multipart upload); a cancelled entry keeps what it left for the run that resumes it.
+  func abandoningUploads(_ job: EntryJob, _ error: TransferError) async -> TransferError {
+    guard job.entry.operation == .upload, error.code != .cancelled else { return error }
     var told = error
-    told.message += "; the multipart upload was aborted"
+    for url in job.entry.sources {
+      guard let (strategy, upload) = strategy(job, to: url),
+        let note = await strategy.abandon(upload)
+      else { continue }
+      told.message += "; " + note
+    }
     return told
   }
 
-  /// Carries `job`'s transfer from `url` in parts: a segmented download, a resumable or a
-  /// multipart upload; `nil` when the download cannot be split (see `downloadSegmented`).
+  /// The upload strategy that carries `job`'s upload to `url`, with its context; `nil` when
+  /// none takes it.
+  private func strategy(_ job: EntryJob, to url: URL) -> (any UploadStrategy, UploadContext)? {
+    let source = uploadPath(job.entry)
+    guard let strategy = uploadStrategy(job.entry, to: url, source: source) else { return nil }
+    return (strategy, UploadContext(runner: self, job: job, url: url, source: source))
+  }
+
+  /// Carries `job`'s transfer from `url` in parts: a segmented download, or an upload by
+  /// the strategy that takes it; `nil` when the download cannot be split (see
+  /// `downloadSegmented`).
   private func transferInParts(_ job: EntryJob, on url: URL) async -> Result<Success, Failure>? {
     if let local = job.local {
       return await downloadSegmented(
         job.entry, from: url, into: local, counter: job.counter, job: job)
     }
-    if let kind = options.resumable.resumable(job.entry) {
-      return await ResumableUpload(
-        runner: self, job: job, url: url, source: uploadPath(job.entry), kind: kind,
-        options: options.resumable
-      ).run()
-    }
-    guard let multipart = options.s3Multipart else { return nil }
-    return await S3MultipartUpload(
-      runner: self, job: job, url: url, source: uploadPath(job.entry), options: multipart
-    ).run()
+    guard let (strategy, upload) = strategy(job, to: url) else { return nil }
+    return await strategy.attempt(upload).map { AttemptSuccess() }
   }
 }

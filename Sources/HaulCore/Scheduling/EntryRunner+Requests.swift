@@ -18,13 +18,20 @@ extension EntryRunner {
     return Int64(info.st_size)
   }
 
-  /// Whether an upload of `entry` to `url` goes in parts, in a task: through a resumable
-  /// protocol (`ResumableUpload`) or as an S3 multipart upload (`S3MultipartUpload`).
+  /// Whether an upload of `entry` to `url` goes in parts, in a task: an upload strategy
+  /// (a resumable protocol, a multipart upload) takes it.
   func goesInParts(_ entry: ManifestEntry, to url: URL) -> Bool {
-    if options.resumable.resumable(entry) != nil { return true }
-    guard options.s3Multipart != nil, entry.operation == .upload else { return false }
-    return S3MultipartUpload.applies(
-      entry, url: url, options: options.s3Multipart, path: uploadPath(entry))
+    entry.operation == .upload
+      && uploadStrategy(entry, to: url, source: uploadPath(entry)) != nil
+  }
+
+  /// The first of the run's upload strategies that takes `entry`'s upload to `url`:
+  /// a resumable protocol the entry names first, then those of `SchedulerOptions`.
+  func uploadStrategy(_ entry: ManifestEntry, to url: URL, source: String)
+    -> (any UploadStrategy)?
+  {
+    if options.resumable.takes(entry, to: url, source: source) { return options.resumable }
+    return options.uploadStrategies.first { $0.takes(entry, to: url, source: source) }
   }
 
   func uploadPath(_ entry: ManifestEntry) -> String {

@@ -58,7 +58,7 @@ extension EntryRunner {
         excused: excused,
         jitter: Double.random(in: 0..<1))
       guard case .attempt(_, let number, let delay) = next else {
-        end(job, with: .failure(Failure(error: await abandoningParts(job, error))))
+        end(job, with: .failure(Failure(error: await abandoningUploads(job, error))))
         return
       }
       events(.retry(job.info, attempt: number, code: error.code, delay: delay))

@@ -13,9 +13,9 @@ import Foundation
 ///
 /// The file is always hashed (SHA-256, and every digest expected); the server's digests are
 /// those the probe's 206 declares (`Repr-Digest`, `Digest`, `x-goog-hash`,
-/// `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only), or for an object
-/// on the `--s3` endpoint, whose ranges carry none, those a `HEAD` declares
-/// (`s3ObjectDigests`); kept in the resume state for a resumed download, which sends no probe.
+/// `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only), or from a server
+/// whose ranges carry none (`HeadDigestSource`), those a `HEAD` declares (`headDigests`);
+/// kept in the resume state for a resumed download, which sends no probe.
 extension EntryRunner {
   /// Whether `entry` may be split at all (its size, when known, is large enough).
   func maySegment(_ entry: ManifestEntry) -> Bool {
@@ -93,7 +93,7 @@ extension EntryRunner {
         if options.serverDigests {
           var declared = ServerDigests.declared(by: head)
           if declared.isEmpty {
-            declared = await s3ObjectDigests(entry, url, validator: validator, job: job)
+            declared = await headDigests(entry, url, validator: validator, job: job)
           }
           state.server = declared.isEmpty ? nil : declared
         }

@@ -16,7 +16,7 @@ public protocol RequestInterceptor: Sendable {
 }
 
 /// An interceptor whose adaptation needs no waiting and which never asks to resend a 401
-/// (SigV4 signing, say): a transport's engine applies it on its own thread, so entries it
+/// (a request signer, say): a transport's engine applies it on its own thread, so entries it
 /// adapts keep the fast path.
 package protocol ImmediateRequestInterceptor: RequestInterceptor {
   /// Adapts `request` as `adapt` does, at once.

@@ -59,7 +59,8 @@ package struct RetryPolicy: Sendable, Hashable {
   /// The verdict after attempt number `attemptOfSource` (1 for the first) at one source
   /// failed with `code`; `retryAfter` is the server's `Retry-After` in seconds, if any;
   /// `jitter` is a random number in 0..<1. `transient` makes the failure transient whatever
-  /// its code: S3's `RequestTimeout` comes as a 400, a code that otherwise ends the source.
+  /// its code: an error body's code (`ErrorBodyReason.retryable`) can make a 400 worth
+  /// another try, a code that otherwise ends the source.
   package func verdict(
     for code: TransferError.Code, transient: Bool = false, attemptOfSource: Int,
     retryAfter: Double?, jitter: Double

@@ -75,12 +75,19 @@ public struct SchedulerOptions: Sendable {
   /// `x-amz-checksum-sha256`) over the whole file; off with `--no-server-digests`. On by
   /// default: a digest the server offers is a check that costs one more header.
   public var serverDigests: Bool
-  /// Lists `s3://` prefix entries page by page as the run reaches them (`--s3`); `nil`
-  /// passes every entry on as it is.
-  package var s3Listing: S3PrefixListing?
-  /// Sends uploads to the S3 endpoint above a threshold in parts, resumable across runs
-  /// (`--s3`); `nil` sends every upload whole.
-  package var s3Multipart: S3MultipartOptions?
+  /// Listers asked before the built-in ones (local folders, web folders) whether they list
+  /// an entry (an object store's prefixes); none by default.
+  package var folderListers: [any FolderLister] = []
+  /// Ways of carrying an upload in more than one request (an object store's multipart
+  /// upload), asked in order after the resumable protocols; none by default: every other
+  /// upload is one request.
+  package var uploadStrategies: [any UploadStrategy] = []
+  /// Reads the start of an error answer's body for the server's own error code (an object
+  /// store's XML error document); none by default: the status alone decides.
+  package var errorBodies: (any ErrorBodyClassifier)?
+  /// Servers whose ranges declare no digest, asked a `HEAD` by a segmented download; none
+  /// by default.
+  package var headDigests: (any HeadDigestSource)?
   /// How folder entries are expanded (`--depth`).
   package var folders = FolderOptions()
   /// How uploads through a resumable protocol go (`--resumable`, `--abort-incomplete`).

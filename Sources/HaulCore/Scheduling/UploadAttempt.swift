@@ -7,28 +7,34 @@
 /// One attempt to upload an entry's file to one source, in the steps every path shares
 /// (see `AttemptSteps`): `prepare` builds the request from the file as it is now, and
 /// `judge` reads the answer, where only the status matters. It is the sink of that answer
-/// too: its body is discarded, but for the start of a 400's, read for an S3 error code
-/// (`S3ErrorBody`).
+/// too: its body is discarded, but for the start of an error answer's, read by the run's
+/// `ErrorBodyClassifier`.
 ///
 /// Owned by whoever runs the attempt, one thread at a time.
 final class UploadAttempt: AttemptSteps, ResponseSink, @unchecked Sendable {
   let request: TransferRequest
   let progress: ProgressCounter
   private var reported: Int64 = 0
-  private(set) var errorBody: S3ErrorBody?
+  private let errorBodies: (any ErrorBodyClassifier)?
+  private(set) var errorBody: ErrorBody?
 
-  private init(request: TransferRequest, progress: ProgressCounter) {
+  private init(
+    request: TransferRequest, progress: ProgressCounter,
+    errorBodies: (any ErrorBodyClassifier)?
+  ) {
     self.request = request
     self.progress = progress
+    self.errorBodies = errorBodies
   }
 
   /// The attempt for `base` (the entry's request to this source) with the file as its
   /// body, counting the bytes sent into `counter`; fails when the file is not a readable
   /// regular file. `length`, when given, is the file's size as the entry began, looked up
   /// a moment before on the same thread; otherwise the file is looked up now.
+  /// `errorBodies` reads the start of an error answer's body.
   static func prepare(
     _ entry: ManifestEntry, base: TransferRequest, path: String, length: Int64?,
-    counter: ProgressCounter
+    counter: ProgressCounter, errorBodies: (any ErrorBodyClassifier)? = nil
   ) -> Result<UploadAttempt, AttemptSetback> {
     let size: Int64
     if let length {
@@ -43,13 +49,13 @@ final class UploadAttempt: AttemptSteps, ResponseSink, @unchecked Sendable {
     }
     var request = base
     request.body = RequestBody(path: path, length: size)
-    return .success(UploadAttempt(request: request, progress: counter))
+    return .success(UploadAttempt(request: request, progress: counter, errorBodies: errorBodies))
   }
 
   var responseSink: any ResponseSink { self }
 
   /// How the exchange ended: a 2xx is received, anything else the attempt's failure (named
-  /// by the S3 error code of the captured error body, when there is one).
+  /// by the server's error code in the captured error body, when there is one).
   func judge(_ result: Result<TransferResponse, TransferError>) -> AttemptVerdict {
     switch result {
     case .failure(let error):
@@ -81,7 +87,7 @@ final class UploadAttempt: AttemptSteps, ResponseSink, @unchecked Sendable {
   func end() {}
 
   func receive(head: ResponseHead) throws(TransferError) -> Bool {
-    errorBody = S3ErrorBody.captures(status: head.status) ? S3ErrorBody() : nil
+    errorBody = ErrorBody.capturing(status: head.status, for: errorBodies)
     return errorBody != nil
   }
 

@@ -85,7 +85,7 @@ public struct ByteRange: Sendable, Hashable {
 
 /// The body of an upload: `length` bytes of a regular file from byte `offset` on, read from
 /// the file each time it is sent, never copied first. The whole file is `offset` 0 and its
-/// size as `length`; a part of it (an S3 multipart part, a resumable upload's chunk) is any
+/// size as `length`; a part of it (a multipart upload's part, a resumable upload's chunk) is any
 /// range inside it. A file that holds fewer than `offset + length` bytes when the body is
 /// sent fails the exchange with `io`.
 public struct RequestBody: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Glibc
 import HaulCore
+import HaulS3
 
 /// The manifest a command reads: a file as given, or standard input spooled to a temporary
 /// file first (a manifest is checked in full before any transfer starts, so it must be read
@@ -42,14 +43,17 @@ final class ManifestInput {
   }
 
   /// The manifest for the library, with `output` as its output directory, the digests of
-  /// `checksums` applied to its downloads, `s3` as where `s3://` URLs go (`--s3`), and
+  /// `checksums` applied to its downloads, `schemes` its URL schemes beyond http(s)
+  /// (`s3://`, `s3Schemes`), and
   /// `transports` those it will run through, whose limits it then refuses at validation.
   func manifest(
-    output: String, checksums: ChecksumTable = ChecksumTable(), s3: S3Endpoint? = nil,
+    output: String, checksums: ChecksumTable = ChecksumTable(),
+    schemes: ManifestURLSchemes = s3Schemes(nil),
     transports: [TransportChoice] = [], recursive: Bool = false
   ) -> Manifest {
     var manifest = Manifest(
-      path: path, displayName: displayName, outputDirectory: output, checksums: checksums, s3: s3,
+      path: path, displayName: displayName, outputDirectory: output, checksums: checksums,
+      schemes: schemes,
       refusesIPv6Literals: transports.contains(where: TransportFactory.refusesIPv6Literals))
     manifest.recursive = recursive
     manifest.refusesResumableIETF = transports.contains(where: TransportFactory.refusesIETFUploads)
@@ -86,4 +90,10 @@ enum ProcessEnvironment {
 
   /// The text of the current `errno`.
   static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+/// The manifest's URL schemes under the CLI: `s3://` to the `--s3` endpoint, refused with a
+/// line that names `--s3` when there is none.
+func s3Schemes(_ setup: S3Setup?) -> ManifestURLSchemes {
+  ManifestURLSchemes([S3URLScheme(endpoint: setup?.endpoint)])
 }

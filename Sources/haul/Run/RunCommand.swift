@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HaulCore
+import HaulS3
 
 /// `haul run MANIFEST`: validates the manifest, runs it through the scheduler, shows
 /// progress, writes the events, report and `--failed` files, and ends with a summary line.
@@ -47,7 +48,7 @@ struct RunCommand {
     do throws(ManifestError) {
       input = try ManifestInput(argument: options.manifest)
       whole = try input.manifest(
-        output: options.output, checksums: checksums, s3: s3?.endpoint,
+        output: options.output, checksums: checksums, schemes: s3Schemes(s3),
         transports: [options.transport], recursive: options.recursive
       ).validate()
     } catch {
@@ -55,7 +56,7 @@ struct RunCommand {
       return .usage
     }
     let manifest = input.manifest(
-      output: options.output, checksums: checksums, s3: s3?.endpoint,
+      output: options.output, checksums: checksums, schemes: s3Schemes(s3),
       recursive: options.recursive)
     let entries = RunEntries(entries: manifest.entries(), shard: options.shard)
     let statistics = entries.statistics(whole: whole)
@@ -84,9 +85,12 @@ struct RunCommand {
 
     var schedulerOptions = options.schedulerOptions(statistics, interceptor: interceptor)
     if let s3, let choice = options.s3 {
-      schedulerOptions.s3Multipart = S3MultipartOptions(
-        endpoint: s3.endpoint, threshold: choice.multipartThreshold, partSize: choice.partSize,
-        partConcurrency: choice.partConcurrency, abortIncomplete: choice.abortIncomplete)
+      schedulerOptions.uploadStrategies = [
+        S3MultipartOptions(
+          endpoint: s3.endpoint, threshold: choice.multipartThreshold, partSize: choice.partSize,
+          partConcurrency: choice.partConcurrency, abortIncomplete: choice.abortIncomplete)
+      ]
+      schedulerOptions.headDigests = s3.endpoint
     }
     let scheduler = Scheduler(transport: transport, options: schedulerOptions)
     let display = ProgressDisplays.make(

@@ -1,5 +1,6 @@
 import Foundation
 import HaulCore
+import HaulS3
 
 /// The transports `--transport` can name.
 enum TransportChoice: String, CaseIterable, Sendable {
@@ -187,7 +188,9 @@ struct RunOptions: Sendable {
     options.automaticConcurrency = automaticConcurrency
     options.remoteTime = !noRemoteTime
     options.refresh = refresh
-    options.s3Listing = s3.map { S3PrefixListing(pageSize: $0.pageSize) }
+    options.folderListers = s3.map { [S3PrefixListing(pageSize: $0.pageSize)] } ?? []
+    // S3's error codes are read with `--s3` or without: a presigned URL of S3 answers so too.
+    options.errorBodies = S3ErrorDocument()
     options.folders = folders
     options.resumable = resumable
     return options

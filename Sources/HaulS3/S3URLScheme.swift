@@ -1,0 +1,41 @@
+import Foundation
+import HaulCore
+
+/// `s3://BUCKET/KEY` in a manifest: an object's URL at the `--s3` endpoint, and a prefix
+/// (`s3://BUCKET/DIR/`) as the URL of its first `ListObjectsV2` page
+/// (`S3PrefixListing.firstPage`), which the run lists. Without an endpoint (no `--s3`)
+/// every `s3://` URL is a bad line that says so.
+package struct S3URLScheme: ManifestURLScheme {
+  /// Where `s3://` URLs go; `nil` refuses them.
+  package let endpoint: S3Endpoint?
+
+  package init(endpoint: S3Endpoint?) {
+    self.endpoint = endpoint
+  }
+
+  package var scheme: String { "s3" }
+
+  package var folderName: String { "an s3:// prefix" }
+
+  package func url(for string: String, field: String) -> Result<URL, ManifestLineError> {
+    guard let endpoint else {
+      return .failure(ManifestLineError("\(field) is an s3:// URL, which needs --s3"))
+    }
+    let mapped = S3ObjectAddress.parse(string).flatMap { address in
+      address.isPrefix
+        ? S3PrefixListing.firstPage(of: address, at: endpoint) : endpoint.url(for: address)
+    }
+    return mapped.mapError { ManifestLineError("\(field) \($0.reason)") }
+  }
+
+  /// A prefix's first page; also a plain https URL of that query, as before `s3://`
+  /// mapped it.
+  package func namesFolder(_ url: URL) -> Bool { S3PrefixListing.isFirstPage(url) }
+}
+
+/// A segmented download of an object on the endpoint asks a `HEAD` for its checksum: S3
+/// declares an object's `x-amz-checksum-sha256` on a whole `GET` or a `HEAD`, never on a
+/// range.
+extension S3Endpoint: HeadDigestSource {
+  package func asksHead(for url: URL) -> Bool { serves(url) }
+}
