@@ -23,22 +23,7 @@ package enum S3URIEncoding {
   /// Not Foundation's `removingPercentEncoding`, which drops a leading U+FEFF and so would
   /// sign another parameter than the one sent (the botocore comparison caught it).
   package static func decode(_ text: Substring) -> String {
-    let bytes = Array(text.utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count)
-    var index = 0
-    while index < bytes.count {
-      if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-        let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
-      {
-        out.append(high << 4 | low)
-        index += 3
-      } else {
-        out.append(bytes[index])
-        index += 1
-      }
-    }
-    return String(decoding: out, as: UTF8.self)
+    String(decoding: PercentDecoding.bytes(text), as: UTF8.self)
   }
 
   private static func encode(_ text: String, keepingSlash: Bool) -> String {

@@ -82,22 +82,7 @@ package struct ListedName: Sendable, Hashable {
   /// and `text` stays as it is when the decoded bytes are no UTF-8.
   static func percentDecoded(_ text: Substring) -> String {
     guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
-    let bytes = Array(text.utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count)
-    var index = 0
-    while index < bytes.count {
-      if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-        let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
-      {
-        out.append(high << 4 | low)
-        index += 3
-      } else {
-        out.append(bytes[index])
-        index += 1
-      }
-    }
-    return String(validating: out, as: UTF8.self) ?? String(text)
+    return String(validating: PercentDecoding.bytes(text), as: UTF8.self) ?? String(text)
   }
 
   private static func effectivePort(_ url: URL) -> Int? {
