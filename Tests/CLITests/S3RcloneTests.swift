@@ -81,4 +81,36 @@ struct S3RcloneTests {
       #expect(transfers.allSatisfy { $0["status"] as? String == "ok" })
     }
   }
+
+  /// rclone answers a range with 200 and a `Content-Range` of exactly that range, the body
+  /// being the range's bytes: a segmented download takes it as a 206 and splits.
+  @Test(arguments: transports)
+  func a_large_object_comes_down_in_ranges_answered_with_200(transport: String) async throws {
+    try await RcloneS3Fixture.with(buckets: [Self.bucket]) { server in
+      try await S3FaultProxy.with(upstream: server.port) { proxy in
+        let directory = try TemporaryDirectory(prefix: "haul-s3-rclone-ranges")
+        defer { directory.remove() }
+        let key = "\(transport)/ranges.bin"
+        let stored = server.objectPath(bucket: Self.bucket, key: key)
+        try FileManager.default.createDirectory(
+          atPath: (stored as NSString).deletingLastPathComponent,
+          withIntermediateDirectories: true)
+        let digest = try TestContent.writeFile(at: stored, seed: 47, count: (12 << 20) + 123)
+        let down = try writeManifest(
+          ["s3://\(Self.bucket)/\(key)"], named: "down.jsonl", in: directory)
+        let get = try await HaulBinary.run(
+          [
+            "run", down, "-o", "back", "--s3", "--s3-endpoint", proxy.endpoint, "--transport",
+            transport, "-q", "--segments", "4", "--min-segment-size", "1M", "-j", "8",
+          ], in: directory, environment: environment(server, in: directory))
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(FileDigest(path: directory.file("back/ranges.bin"))?.sha256 == digest)
+        let gets = proxy.requests().filter {
+          $0.method == "GET" && $0.target.hasPrefix("/\(Self.bucket)/\(key)")
+        }
+        #expect(gets.count == 5, "the probe and four segments: \(gets)")
+        #expect(gets.allSatisfy { $0.status == 200 })
+      }
+    }
+  }
 }

@@ -29,6 +29,26 @@ struct ResponseValidationTests {
       headers: [HTTPField("Content-Length", "10")], requested: ByteRange(start: 4),
       expectedSize: nil, plan: .write(offset: 0, total: 10, restart: true)),
     Case(
+      name: "200 with the range asked for as its Content-Range is that range", status: 200,
+      headers: [HTTPField("Content-Range", "bytes 4-7/10"), HTTPField("Content-Length", "4")],
+      requested: ByteRange(start: 4, end: 7), expectedSize: 10,
+      plan: .write(offset: 4, total: 10, restart: false)),
+    Case(
+      name: "200 with an open range's Content-Range is the rest", status: 200,
+      headers: [HTTPField("Content-Range", "bytes 4-9/10")], requested: ByteRange(start: 4),
+      expectedSize: nil, plan: .write(offset: 4, total: 10, restart: false)),
+    Case(
+      name: "200 whose Content-Range is another range is the whole resource", status: 200,
+      headers: [HTTPField("Content-Range", "bytes 0-9/10"), HTTPField("Content-Length", "10")],
+      requested: ByteRange(start: 4, end: 7), expectedSize: nil,
+      plan: .write(offset: 0, total: 10, restart: true)),
+    Case(
+      name: "200 with the range's Content-Range but another length is the whole resource",
+      status: 200,
+      headers: [HTTPField("Content-Range", "bytes 4-7/10"), HTTPField("Content-Length", "10")],
+      requested: ByteRange(start: 4, end: 7), expectedSize: nil,
+      plan: .write(offset: 0, total: 10, restart: true)),
+    Case(
       name: "206 matching the request appends", status: 206,
       headers: [HTTPField("Content-Range", "bytes 4-9/10"), HTTPField("Content-Length", "6")],
       requested: ByteRange(start: 4), expectedSize: 10,

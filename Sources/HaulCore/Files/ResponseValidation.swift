@@ -43,7 +43,7 @@ package enum ResponseValidation {
     {
       return .fail(TransferError(.protocol, "unexpected multipart/byteranges response"))
     }
-    guard head.status == 206 else {
+    guard answersRange(head, requested: requested) else {
       let total = head.contentLength
       if let total, let expectedSize, total != expectedSize {
         return sizeMismatch(total, expectedSize)
@@ -78,6 +78,21 @@ package enum ResponseValidation {
       return .fail(TransferError(.protocol, "Content-Length does not match Content-Range"))
     }
     return .write(offset: range.start, total: range.total, restart: false)
+  }
+
+  /// Whether `head` answers `requested` with that range: a 206, or a 200 whose
+  /// `Content-Range` is exactly the range asked for (its start, and its end as the total
+  /// bounds it) with a `Content-Length` of that range, if any. Some object stores
+  /// (`rclone serve s3`) answer a range so, with the range's bytes as the body; a 200 without
+  /// such a `Content-Range` is the whole resource.
+  package static func answersRange(_ head: ResponseHead, requested: ByteRange?) -> Bool {
+    if head.status == 206 { return true }
+    guard head.status == 200, let requested,
+      let range = ContentRange(head.value(for: "Content-Range")), let total = range.total,
+      range.start == requested.start,
+      range.end == min(requested.end ?? (total - 1), total - 1)
+    else { return false }
+    return head.contentLength.map { $0 == range.end - range.start + 1 } ?? true
   }
 
   private static func sizeMismatch(_ total: Int64, _ expected: Int64) -> Plan {

@@ -166,19 +166,24 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
 /// aborts on anything that would send the whole body.
 final class ProbeSink: ResponseSink, @unchecked Sendable {
   private(set) var head: ResponseHead?
-  /// Whether the server answered with the whole body (a 200): it ignores ranges, and the
+  /// Whether the server answered with the whole body (a 200 that is not the range asked
+  /// for, `ResponseValidation.answersRange`): it ignores ranges, and the
   /// file is fetched as one stream. The exchange is aborted with a `protocol` error, which
   /// is not the entry's failure.
   private(set) var ignoresRanges = false
 
   func receive(head: ResponseHead) throws(TransferError) -> Bool {
     self.head = head
-    if head.status == 200 {
+    let answered = ResponseValidation.answersRange(head, requested: Self.requested)
+    if head.status == 200, !answered {
       ignoresRanges = true
       throw TransferError(.protocol, "the server ignores ranges")
     }
-    return head.status == 206
+    return answered
   }
+
+  /// The range a probe asks for: the first byte.
+  static let requested = ByteRange(start: 0, end: 0)
 
   func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
     guard body.count <= 1 else {

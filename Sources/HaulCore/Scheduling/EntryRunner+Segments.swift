@@ -160,11 +160,13 @@ extension EntryRunner {
     -> Result<ResponseHead, Failure>?
   {
     var request = request(entry, url)
-    request.range = ByteRange(start: 0, end: 0)
+    request.range = ProbeSink.requested
     let sink = ProbeSink()
     do throws(TransferError) {
       let response = try await send(request, for: entry, sink: sink, job: job)
-      guard response.head.status == 206 else { return .failure(AttemptFailure.http(response.head)) }
+      guard ResponseValidation.answersRange(response.head, requested: request.range) else {
+        return .failure(AttemptFailure.http(response.head))
+      }
       return .success(response.head)
     } catch {
       return sink.ignoresRanges ? nil : .failure(Failure(error: error))
