@@ -65,7 +65,7 @@ extension S3MultipartUpload {
   ) async -> PartResult {
     guard await upload.acquireSlot(host: host) else { return .failed(upload.cancelled) }
     let body = RequestBody(
-      path: source, offset: Int64(number - 1) * partSize,
+      path: upload.source, offset: Int64(number - 1) * partSize,
       length: Self.length(ofPart: number, size: size, partSize: partSize))
     let answer = await exchange(
       "PUT", query: [("partNumber", "\(number)"), ("uploadId", uploadID)], body: body,

@@ -1,12 +1,6 @@
 import Foundation
 import HaulCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// One attempt at an upload to the S3 endpoint in parts: `CreateMultipartUpload`, an
 /// `UploadPart` per part not yet on the server, `CompleteMultipartUpload`; resumed across
 /// runs from `S3MultipartState`.
@@ -28,23 +22,22 @@ struct S3MultipartUpload {
   let upload: UploadContext
   let options: S3MultipartOptions
 
-  var entry: ManifestEntry { upload.entry }
   var url: URL { upload.url }
-  var source: String { upload.source }
-
   var statePath: String {
-    S3MultipartState.path(directory: upload.outputDirectory, url: url, path: entry.path)
+    S3MultipartState.path(directory: upload.outputDirectory, url: url, path: upload.entry.path)
   }
 
   func run() async -> Result<Void, AttemptFailure> {
-    var info = stat()
-    guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-      return .failure(AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
+    switch upload.inspectSource() {
+    case .failure(let failure): return .failure(failure)
+    case .success(let file): return await send(file)
     }
-    let size = Int64(info.st_size)
-    let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+  }
+
+  /// Resumes the recorded upload of `file` or creates one, then sends what the server lacks.
+  private func send(_ file: UploadSource) async -> Result<Void, AttemptFailure> {
+    let (size, modified) = (file.size, file.modified)
     let partSize = options.partSize(for: size)
-    upload.progress.store(expected: size)
     var state: S3MultipartState
     switch await resumable(size: size, modified: modified, partSize: partSize) {
     case .success(let found?):

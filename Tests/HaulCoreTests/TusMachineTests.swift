@@ -86,7 +86,7 @@ struct TusMachineTests {
       return
     }
     #expect(failure.error.code == .checksumMismatch && failure.transient)
-    #expect(tus.termination()?.method == "DELETE" && tus.termination()?.url == upload)
+    #expect(tus.cancellation()?.method == "DELETE" && tus.cancellation()?.url == upload)
   }
 
   @Test(arguments: [404, 410])

@@ -6,10 +6,19 @@ import Foundation
   import Darwin
 #endif
 
-/// The durable write of an upload's state (`.haul/uploads/`), shared by the upload
-/// strategies (resumable uploads, multipart uploads): encoded as JSON into a temporary file beside it, synced, then renamed
-/// into place, so a crash leaves the old state or the new, never half of one.
+/// Where an upload's state lies (`.haul/uploads/`) and its durable write, shared by the
+/// upload strategies (resumable uploads, multipart uploads, through `UploadState`): encoded
+/// as JSON into a temporary file beside it, synced, then renamed into place, so a crash
+/// leaves the old state or the new, never half of one.
 package enum UploadStateFile {
+  /// The state file named by `key` (what tells one upload from another: the strategy's
+  /// protocol, the URL, the entry's path) in `directory`, the output directory: a digest of
+  /// the key, never the names themselves, under `.haul/uploads/`.
+  package static func path(directory: String, key: String) -> String {
+    let name = SHA256.hex(of: Array(key.utf8))
+    return directory + "/.haul/uploads/" + name.prefix(32) + ".json"
+  }
+
   /// Writes `state` to `path`, making its folder (owner-only) when it is missing.
   package static func write(_ state: some Encodable, to path: String) throws(TransferError) {
     do {

@@ -14,201 +14,149 @@ import Foundation
 /// `chunkSize` bytes each, or the server's `max-append-size` (`Upload-Limit`). A recorded
 /// upload is asked for its offset (`HEAD`) first; a `409` names the server's offset in
 /// `Upload-Offset`; an upload the server forgot (`404`, `410`) is created anew, once per
-/// attempt; an answer with `Upload-Complete: ?1` is the end, whatever its status.
-struct IETFUploadMachine: Sendable {
+/// attempt (`ResumableAttempt`); an answer with `Upload-Complete: ?1` is the end, whatever its
+/// status.
+struct IETFUploadMachine: ResumableMachine {
   /// The interop version of the draft text followed (`Upload-Draft-Interop-Version`).
   static let interopVersion = "8"
 
-  enum Phase: Sendable, Hashable {
-    case idle, creating(Range<Int64>), locating, appending(Range<Int64>), finished, failed
-  }
+  static let headers = [HTTPField("Upload-Draft-Interop-Version", interopVersion)]
 
-  let creationURL: URL
-  let size: Int64
-  let fileName: String
-  private(set) var chunkSize: Int64
-  /// The upload resource, once known.
-  private(set) var location: URL?
-  /// What the server acknowledged.
-  private(set) var offset: Int64 = 0
-  private(set) var phase = Phase.idle
+  var attempt: ResumableAttempt
   /// The `Location` of the creation request's `104` answer, when one came.
   private var announced: URL?
-  /// Whether this attempt already replaced an upload the server forgot.
-  private var renewed = false
-  private var conflicts = 0
 
-  init(creationURL: URL, size: Int64, fileName: String, chunkSize: Int64) {
-    self.creationURL = creationURL
-    self.size = size
-    self.fileName = fileName
-    self.chunkSize = max(1, chunkSize)
+  init(attempt: ResumableAttempt) {
+    self.attempt = attempt
   }
 
-  /// Starts the attempt; `recorded` is the upload resource an earlier attempt or run made.
   mutating func start(recorded: URL?) -> ResumableStep {
-    location = recorded
-    return recorded == nil ? create() : locate()
+    attempt.location = recorded
+    return attempt.locate() ?? create()
   }
 
-  /// An interim answer to the request out: a `104` of this interop version announces the
-  /// upload resource (creation) or the offset reached so far.
+  /// A `104` of this interop version announces the upload resource (creation) or the offset
+  /// reached so far.
   mutating func interim(_ head: ResponseHead) {
     guard head.status == 104,
       head.value(for: "Upload-Draft-Interop-Version")?.trimmingASCIIWhitespace()
         == Self.interopVersion
     else { return }
-    if case .creating = phase, announced == nil,
-      let url = ResumableFields.location(head, from: creationURL)
+    if case .creating = attempt.phase, announced == nil,
+      let url = ResumableFields.location(head, from: attempt.creationURL)
     {
       announced = url
-      location = url
+      attempt.location = url
     }
-    if let reached = ResumableFields.integer(head.value(for: "Upload-Offset")), reached > offset,
-      reached <= size
+    if let reached = ResumableFields.integer(head.value(for: "Upload-Offset")),
+      reached > attempt.offset, reached <= attempt.size
     {
-      offset = reached
+      attempt.offset = reached
     }
   }
 
-  /// The final answer to the request of the last `send` step.
   mutating func answered(_ head: ResponseHead) -> ResumableStep {
     let status = head.status
     let success = (200..<300).contains(status)
-    if case .creating = phase, status == 413, shrink(head) { return create() }
-    if case .appending = phase, status == 413, shrink(head) { return next() }
+    if case .creating = attempt.phase, status == 413, limit(head) { return create() }
+    if case .appending = attempt.phase, status == 413, limit(head) { return next() }
     if ResumableFields.boolean(head.value(for: "Upload-Complete")) == true,
-      phase != .locating
+      attempt.phase != .locating
     {
-      return success ? finish() : failHTTP(head)
+      return success ? attempt.finish() : attempt.failHTTP(head)
     }
-    switch phase {
+    switch attempt.phase {
     case .creating(let sent):
-      guard success else { return failHTTP(head, resumable: status >= 500) }
-      if sent.upperBound == size, ResumableFields.location(head, from: creationURL) == nil {
-        return finish()
-      }
-      guard let url = ResumableFields.location(head, from: creationURL) else {
-        return fail(.protocol, "the server created the upload without a Location")
-      }
-      if let announced, announced != url {
-        return fail(.protocol, "the upload's Location changed between the 104 and the answer")
-      }
-      location = url
-      limit(head)
-      offset = ResumableFields.integer(head.value(for: "Upload-Offset")) ?? sent.upperBound
-      return next()
+      return created(sent, head)
     case .locating:
-      if status == 404 || status == 410 { return createAnew(head) }
-      guard success else { return failHTTP(head, resumable: status >= 500) }
-      if ResumableFields.boolean(head.value(for: "Upload-Complete")) == true { return finish() }
-      guard let found = ResumableFields.integer(head.value(for: "Upload-Offset")) else {
-        return fail(.protocol, "the upload resource's HEAD gave no Upload-Offset")
+      if success, ResumableFields.boolean(head.value(for: "Upload-Complete")) == true {
+        return attempt.finish()
       }
-      if let length = ResumableFields.integer(head.value(for: "Upload-Length")), length != size {
-        return createAnew(head)
+      switch attempt.located(head) {
+      case .offset(let found):
+        limit(head)
+        attempt.offset = found
+        return next()
+      case .forgotten: return attempt.renew(head) ?? create()
+      case .refused: return attempt.failHTTP(head, resumable: status >= 500)
+      case .noOffset:
+        return attempt.fail(.protocol, "the upload resource's HEAD gave no Upload-Offset")
+      case .beyond(let found):
+        return attempt.fail(
+          .protocol, "the server holds \(found) bytes of a \(attempt.size)-byte file")
       }
-      guard found <= size else {
-        return fail(.protocol, "the server holds \(found) bytes of a \(size)-byte file")
-      }
-      limit(head)
-      offset = found
-      return next()
     case .appending(let sent):
-      if status == 404 || status == 410 { return createAnew(head) }
+      if status == 404 || status == 410 { return attempt.renew(head) ?? create() }
       if status == 409, let found = ResumableFields.integer(head.value(for: "Upload-Offset")) {
-        conflicts += 1
-        guard conflicts <= 3, found <= size else { return failHTTP(head) }
-        offset = found
+        guard attempt.conflict(), found <= attempt.size else { return attempt.failHTTP(head) }
+        attempt.offset = found
         return next()
       }
-      guard success else { return failHTTP(head, resumable: status >= 500) }
-      if sent.upperBound == size { return finish() }
-      offset = ResumableFields.integer(head.value(for: "Upload-Offset")) ?? sent.upperBound
+      guard success else { return attempt.failHTTP(head, resumable: status >= 500) }
+      if sent.upperBound == attempt.size { return attempt.finish() }
+      attempt.offset =
+        ResumableFields.integer(head.value(for: "Upload-Offset")) ?? sent.upperBound
       return next()
-    case .idle, .finished, .failed:
-      return fail(.protocol, "an answer arrived when no upload request was out")
+    case .idle, .discovering, .finished, .failed:
+      return attempt.fail(.protocol, "an answer arrived when no upload request was out")
     }
-  }
-
-  /// The request of the last `send` step failed without a final answer. A creation whose
-  /// `104` announced the upload resource can be resumed from there by the next attempt.
-  mutating func exchangeFailed(_ error: TransferError) -> ResumableStep {
-    phase = .failed
-    return .failed(AttemptFailure(error: error))
-  }
-
-  /// The cancellation request (`DELETE`) of the upload resource, when there is one.
-  func cancellation() -> ResumableRequest? {
-    location.map { ResumableRequest("DELETE", $0, headers: Self.baseHeaders) }
   }
 
   // MARK: Steps
 
-  private static let baseHeaders = [HTTPField("Upload-Draft-Interop-Version", interopVersion)]
+  /// The answer to the creation request that carried the bytes `sent`.
+  private mutating func created(_ sent: Range<Int64>, _ head: ResponseHead) -> ResumableStep {
+    let location = ResumableFields.location(head, from: attempt.creationURL)
+    guard (200..<300).contains(head.status) else {
+      return attempt.failHTTP(head, resumable: head.status >= 500)
+    }
+    if sent.upperBound == attempt.size, location == nil { return attempt.finish() }
+    guard let location else {
+      return attempt.fail(.protocol, "the server created the upload without a Location")
+    }
+    if let announced, announced != location {
+      return attempt.fail(
+        .protocol, "the upload's Location changed between the 104 and the answer")
+    }
+    attempt.location = location
+    limit(head)
+    attempt.offset = ResumableFields.integer(head.value(for: "Upload-Offset")) ?? sent.upperBound
+    return next()
+  }
 
   private mutating func create() -> ResumableStep {
-    let range = 0..<min(size, chunkSize)
-    phase = .creating(range)
-    location = nil
+    let range = 0..<min(attempt.size, attempt.chunkSize)
+    attempt.phase = .creating(range)
+    attempt.location = nil
+    attempt.offset = 0
     announced = nil
-    offset = 0
     return .send(
       ResumableRequest(
-        "POST", creationURL,
-        headers: Self.baseHeaders + [
-          HTTPField("Upload-Complete", range.upperBound == size ? "?1" : "?0"),
-          HTTPField("Upload-Length", String(size)),
-          HTTPField("Content-Disposition", Self.disposition(fileName)),
+        "POST", attempt.creationURL,
+        headers: Self.headers + [
+          HTTPField("Upload-Complete", range.upperBound == attempt.size ? "?1" : "?0"),
+          HTTPField("Upload-Length", String(attempt.size)),
+          HTTPField("Content-Disposition", Self.disposition(attempt.fileName)),
         ], body: range))
-  }
-
-  private mutating func createAnew(_ head: ResponseHead) -> ResumableStep {
-    guard !renewed else { return failHTTP(head) }
-    renewed = true
-    return create()
-  }
-
-  private mutating func locate() -> ResumableStep {
-    guard let location else { return create() }
-    phase = .locating
-    return .send(ResumableRequest("HEAD", location, headers: Self.baseHeaders))
   }
 
   private mutating func next() -> ResumableStep {
-    guard let location else { return create() }
-    let range = offset..<min(size, offset + chunkSize)
-    phase = .appending(range)
-    return .send(
-      ResumableRequest(
-        "PATCH", location,
-        headers: Self.baseHeaders + [
-          HTTPField("Upload-Offset", String(offset)),
-          HTTPField("Upload-Complete", range.upperBound == size ? "?1" : "?0"),
-          HTTPField("Content-Type", "application/partial-upload"),
-        ], body: range))
+    let size = attempt.size
+    let patch = attempt.append { range in
+      [
+        HTTPField("Upload-Complete", range.upperBound == size ? "?1" : "?0"),
+        HTTPField("Content-Type", "application/partial-upload"),
+      ]
+    }
+    return patch ?? create()
   }
 
-  private mutating func finish() -> ResumableStep {
-    offset = size
-    phase = .finished
-    return .finished
-  }
-
-  /// Takes the server's `max-append-size` (`Upload-Limit`) as the chunk size when smaller;
-  /// whether it lowered the chunk size.
+  /// Takes the server's `max-append-size` (`Upload-Limit`) as the chunk size when smaller
+  /// (a `413` that names one is sent again within it); whether it lowered the chunk size.
   @discardableResult
   private mutating func limit(_ head: ResponseHead) -> Bool {
-    guard let most = ResumableFields.integers(head.value(for: "Upload-Limit"))["max-append-size"],
-      most > 0, most < chunkSize
-    else { return false }
-    chunkSize = most
-    return true
-  }
-
-  /// A `413` that names a smaller `max-append-size`: sent again with that.
-  private mutating func shrink(_ head: ResponseHead) -> Bool {
-    limit(head)
+    let most = ResumableFields.integers(head.value(for: "Upload-Limit"))["max-append-size"]
+    return most.map { attempt.limitChunk(to: $0) } ?? false
   }
 
   /// `inline` with the name in RFC 8187 form, which carries any character.
@@ -217,17 +165,5 @@ struct IETFUploadMachine: Sendable {
       charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$&+-.^_`|~")
     let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     return "inline; filename*=UTF-8''\(encoded)"
-  }
-
-  private mutating func fail(_ code: TransferError.Code, _ message: String) -> ResumableStep {
-    phase = .failed
-    return .failed(code, message)
-  }
-
-  /// The failure an error status means; `resumable` (a 5xx) leaves the upload to the next
-  /// attempt, which asks for the offset.
-  private mutating func failHTTP(_ head: ResponseHead, resumable: Bool = false) -> ResumableStep {
-    phase = .failed
-    return .failed(answer: head, retried: resumable)
   }
 }

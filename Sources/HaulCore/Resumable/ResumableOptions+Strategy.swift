@@ -9,7 +9,7 @@ extension ResumableOptions: UploadStrategy {
 
   package func attempt(_ upload: UploadContext) async -> Result<Void, AttemptFailure> {
     guard let kind = resumable(upload.entry) else { return .success(()) }
-    return await ResumableUpload(upload, kind: kind, options: self).run()
+    return await ResumableUpload(upload: upload, kind: kind, options: self).run()
   }
 
   /// Nothing is left to clean up: with `abortIncomplete` each failed attempt cancelled its

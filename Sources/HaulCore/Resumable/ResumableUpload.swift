@@ -25,62 +25,37 @@ struct ResumableUpload {
   let kind: ResumableProtocol
   let options: ResumableOptions
 
-  init(_ upload: UploadContext, kind: ResumableProtocol, options: ResumableOptions) {
-    self.upload = upload
-    self.kind = kind
-    self.options = options
-  }
-
-  private var entry: ManifestEntry { upload.entry }
-  private var url: URL { upload.url }
-  private var source: String { upload.source }
-
   private var statePath: String {
     ResumableState.path(
-      directory: upload.outputDirectory, kind: kind, url: url, path: entry.path)
+      directory: upload.outputDirectory, kind: kind, url: upload.url, path: upload.entry.path)
   }
 
   func run() async -> Result<Void, AttemptFailure> {
-    var info = stat()
-    guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-      return .failure(AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)")))
+    let file: UploadSource
+    switch upload.inspectSource() {
+    case .success(let inspected): file = inspected
+    case .failure(let failure): return .failure(failure)
     }
-    let size = Int64(info.st_size)
-    let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-    upload.progress.store(expected: size)
-    var machine = Machine(
-      kind, url: url, size: size, name: (entry.path as NSString).lastPathComponent,
-      chunkSize: options.chunkSize)
-    var recorded: URL?
-    if let state = ResumableState.read(statePath), state.protocolName == kind.rawValue,
-      state.url == url.absoluteString
-    {
-      recorded = URL(string: state.location)
-      if state.size != size || state.modified != modified {
-        // The file changed: the bytes on the server are of another file.
-        if let recorded, let cancel = Machine.cancellation(kind, at: recorded) {
-          _ = await exchange(cancel)
-        }
-        ResumableState.remove(statePath)
-        recorded = nil
-      }
-    }
+    var machine = kind.machine.init(
+      creationURL: upload.url, size: file.size,
+      fileName: (upload.entry.path as NSString).lastPathComponent, chunkSize: options.chunkSize)
+    let recorded = await recordedUpload(of: file)
     var saved = (location: recorded, offset: Int64(-1))
     var step = machine.start(recorded: recorded)
     while true {
       if machine.location != saved.location || machine.offset != saved.offset {
         saved = (machine.location, machine.offset)
-        if let failure = save(machine, size: size, modified: modified) { return .failure(failure) }
+        if let failure = save(machine, of: file) { return .failure(failure) }
       }
       switch step {
       case .finished:
         ResumableState.remove(statePath)
-        upload.progress.store(size)
+        upload.progress.store(file.size)
         return .success(())
       case .failed(var failure):
         if machine.location != nil {
-          _ = save(machine, size: size, modified: modified)
-          if options.abortIncomplete, let cancel = machine.cancellation {
+          _ = save(machine, of: file)
+          if options.abortIncomplete, let cancel = machine.cancellation() {
             _ = await exchange(cancel)
             ResumableState.remove(statePath)
             failure.error.message += "; the upload was cancelled on the server"
@@ -103,6 +78,19 @@ struct ResumableUpload {
     }
   }
 
+  /// The upload resource an earlier attempt or run recorded for this entry, `nil` when there
+  /// is none; one of a file that changed since is cancelled on the server and forgotten,
+  /// since the bytes there are of another file.
+  private func recordedUpload(of file: UploadSource) async -> URL? {
+    guard let state = ResumableState.read(statePath), state.protocolName == kind.rawValue,
+      state.url == upload.url.absoluteString, let recorded = URL(string: state.location)
+    else { return nil }
+    guard state.size != file.size || state.modified != file.modified else { return recorded }
+    _ = await exchange(kind.machine.cancellation(at: recorded))
+    ResumableState.remove(statePath)
+    return nil
+  }
+
   // MARK: Requests
 
   /// Sends `request`, with the file's bytes it names as the body; the final head, or why
@@ -111,15 +99,15 @@ struct ResumableUpload {
     -> Result<ResponseHead, TransferError>
   {
     var transfer = upload.request(request.url, method: request.method)
-    if Self.origin(request.url) != Self.origin(url) { transfer.headers = [] }
+    if Self.origin(request.url) != Self.origin(upload.url) { transfer.headers = [] }
     var headers = request.headers
     var body: RequestBody?
     if let range = request.body, !range.isEmpty {
-      body = RequestBody(path: source, offset: range.lowerBound, length: Int64(range.count))
+      body = RequestBody(path: upload.source, offset: range.lowerBound, length: Int64(range.count))
       if request.checksumSHA1 {
         do throws(TransferError) {
           headers.append(
-            HTTPField("Upload-Checksum", "sha1 \(try Self.sha1(source, range: range))"))
+            HTTPField("Upload-Checksum", "sha1 \(try Self.sha1(upload.source, range: range))"))
         } catch {
           return .failure(error)
         }
@@ -163,14 +151,15 @@ struct ResumableUpload {
   }
 
   /// Records the machine's upload URL and acknowledged offset; the failure, if it cannot.
-  private func save(_ machine: Machine, size: Int64, modified: Double) -> AttemptFailure? {
+  private func save(_ machine: any ResumableMachine, of file: UploadSource) -> AttemptFailure? {
     guard let location = machine.location else {
       ResumableState.remove(statePath)
       return nil
     }
     let state = ResumableState(
-      protocolName: kind.rawValue, url: url.absoluteString, location: location.absoluteString,
-      size: size, modified: modified, offset: machine.offset)
+      protocolName: kind.rawValue, url: upload.url.absoluteString,
+      location: location.absoluteString, size: file.size, modified: file.modified,
+      offset: machine.offset)
     do throws(TransferError) {
       try state.write(to: statePath)
       return nil
@@ -182,97 +171,5 @@ struct ResumableUpload {
   /// Scheme, host and port: what "the same origin" compares.
   private static func origin(_ url: URL) -> String {
     "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
-  }
-
-  // MARK: The machines
-
-  /// The machine of `kind`, behind one set of calls.
-  private enum Machine {
-    case tus(TusMachine)
-    case ietf(IETFUploadMachine)
-
-    init(_ kind: ResumableProtocol, url: URL, size: Int64, name: String, chunkSize: Int64) {
-      switch kind {
-      case .tus:
-        self = .tus(TusMachine(creationURL: url, size: size, fileName: name, chunkSize: chunkSize))
-      case .ietf:
-        self = .ietf(
-          IETFUploadMachine(creationURL: url, size: size, fileName: name, chunkSize: chunkSize))
-      }
-    }
-
-    var location: URL? {
-      switch self {
-      case .tus(let machine): machine.location
-      case .ietf(let machine): machine.location
-      }
-    }
-
-    var offset: Int64 {
-      switch self {
-      case .tus(let machine): machine.offset
-      case .ietf(let machine): machine.offset
-      }
-    }
-
-    var cancellation: ResumableRequest? {
-      switch self {
-      case .tus(let machine): machine.termination()
-      case .ietf(let machine): machine.cancellation()
-      }
-    }
-
-    /// The cancellation of an upload recorded at `location`, without a machine.
-    static func cancellation(_ kind: ResumableProtocol, at location: URL) -> ResumableRequest? {
-      var machine = Machine(kind, url: location, size: 0, name: "", chunkSize: 1)
-      _ = machine.start(recorded: location)
-      return machine.cancellation
-    }
-
-    mutating func start(recorded: URL?) -> ResumableStep {
-      switch self {
-      case .tus(var machine):
-        let step = machine.start(recorded: recorded)
-        self = .tus(machine)
-        return step
-      case .ietf(var machine):
-        let step = machine.start(recorded: recorded)
-        self = .ietf(machine)
-        return step
-      }
-    }
-
-    mutating func interim(_ head: ResponseHead) {
-      if case .ietf(var machine) = self {
-        machine.interim(head)
-        self = .ietf(machine)
-      }
-    }
-
-    mutating func answered(_ head: ResponseHead) -> ResumableStep {
-      switch self {
-      case .tus(var machine):
-        let step = machine.answered(head)
-        self = .tus(machine)
-        return step
-      case .ietf(var machine):
-        let step = machine.answered(head)
-        self = .ietf(machine)
-        return step
-      }
-    }
-
-    mutating func exchangeFailed(_ error: TransferError) -> ResumableStep {
-      switch self {
-      case .tus(var machine):
-        let step = machine.exchangeFailed(error)
-        self = .tus(machine)
-        return step
-      case .ietf(var machine):
-        let step = machine.exchangeFailed(error)
-        self = .ietf(machine)
-        return step
-      }
-    }
   }
 }

@@ -10,49 +10,32 @@ import Foundation
 /// (`application/offset+octet-stream`), each with `Upload-Checksum: sha1 …` when the server
 /// offers the checksum extension with SHA-1. The offset always comes from the server: a
 /// `409` asks again, and an upload the server forgot (`404`, `410`) is created anew, once per
-/// attempt. A `460` (checksum mismatch) fails the attempt as `checksum_mismatch`, retried.
-struct TusMachine: Sendable {
+/// attempt (`ResumableAttempt`). A `460` (checksum mismatch) fails the attempt as
+/// `checksum_mismatch`, retried.
+struct TusMachine: ResumableMachine {
   /// The protocol version every request names (`Tus-Resumable`).
   static let version = "1.0.0"
 
-  enum Phase: Sendable, Hashable {
-    case idle, discovering, creating, locating, appending(Range<Int64>), finished, failed
-  }
+  static let headers = [HTTPField("Tus-Resumable", version)]
 
-  let creationURL: URL
-  let size: Int64
-  let fileName: String
-  let chunkSize: Int64
-  /// The upload on the server, once known.
-  private(set) var location: URL?
-  /// What the server acknowledged.
-  private(set) var offset: Int64 = 0
-  private(set) var phase = Phase.idle
+  var attempt: ResumableAttempt
   /// Whether `PATCH` requests carry `Upload-Checksum: sha1`.
   private(set) var checksums = false
-  /// Whether this attempt already replaced an upload the server forgot.
-  private var renewed = false
-  private var conflicts = 0
 
-  init(creationURL: URL, size: Int64, fileName: String, chunkSize: Int64) {
-    self.creationURL = creationURL
-    self.size = size
-    self.fileName = fileName
-    self.chunkSize = max(1, chunkSize)
+  init(attempt: ResumableAttempt) {
+    self.attempt = attempt
   }
 
-  /// Starts the attempt; `recorded` is the upload an earlier attempt or run created.
   mutating func start(recorded: URL?) -> ResumableStep {
-    location = recorded
-    phase = .discovering
-    return .send(ResumableRequest("OPTIONS", creationURL, headers: Self.baseHeaders))
+    attempt.location = recorded
+    attempt.phase = .discovering
+    return .send(ResumableRequest("OPTIONS", attempt.creationURL, headers: Self.headers))
   }
 
-  /// The answer to the request of the last `send` step.
   mutating func answered(_ head: ResponseHead) -> ResumableStep {
     let status = head.status
     let success = (200..<300).contains(status)
-    switch phase {
+    switch attempt.phase {
     case .discovering:
       if success {
         checksums =
@@ -61,120 +44,77 @@ struct TusMachine: Sendable {
         if let versions = head.value(for: "Tus-Version"),
           !ResumableFields.list(versions).contains(Self.version)
         {
-          return fail(.protocol, "the tus server speaks \(versions), not \(Self.version)")
+          return attempt.fail(.protocol, "the tus server speaks \(versions), not \(Self.version)")
         }
       }
-      return location == nil ? create() : locate()
+      return attempt.locate() ?? create()
     case .creating:
-      guard success else { return failHTTP(head) }
-      guard let url = ResumableFields.location(head, from: creationURL) else {
-        return fail(.protocol, "the tus server created the upload without a Location")
+      guard success else { return attempt.failHTTP(head) }
+      guard let url = ResumableFields.location(head, from: attempt.creationURL) else {
+        return attempt.fail(.protocol, "the tus server created the upload without a Location")
       }
-      location = url
-      offset = 0
+      attempt.location = url
+      attempt.offset = 0
       return next()
     case .locating:
-      if status == 404 || status == 410 { return createAnew(head) }
-      guard success else { return failHTTP(head) }
-      guard let found = ResumableFields.integer(head.value(for: "Upload-Offset")) else {
-        return fail(.protocol, "the tus server's HEAD gave no Upload-Offset")
+      switch attempt.located(head) {
+      case .offset(let found):
+        attempt.offset = found
+        return next()
+      case .forgotten, .beyond: return attempt.renew(head) ?? create()
+      case .refused: return attempt.failHTTP(head)
+      case .noOffset: return attempt.fail(.protocol, "the tus server's HEAD gave no Upload-Offset")
       }
-      if let length = ResumableFields.integer(head.value(for: "Upload-Length")), length != size {
-        return createAnew(head)
-      }
-      guard found <= size else { return createAnew(head) }
-      offset = found
-      return next()
     case .appending(let sent):
-      if status == 404 || status == 410 { return createAnew(head) }
-      if status == 409 {
-        conflicts += 1
-        return conflicts > 3 ? failHTTP(head) : locate()
-      }
-      if status == 460 {
-        return fail(
-          .checksumMismatch, "the tus server found the chunk at \(sent.lowerBound) corrupted",
-          transient: true)
-      }
-      guard success else { return failHTTP(head) }
-      guard let found = ResumableFields.integer(head.value(for: "Upload-Offset")),
-        found > sent.lowerBound, found <= sent.upperBound
-      else {
-        return fail(.protocol, "the tus server's PATCH answer gave no new Upload-Offset")
-      }
-      offset = found
-      return next()
+      return appended(sent, head)
     case .idle, .finished, .failed:
-      return fail(.protocol, "an answer arrived when no tus request was out")
+      return attempt.fail(.protocol, "an answer arrived when no tus request was out")
     }
-  }
-
-  /// The request of the last `send` step failed without an answer.
-  mutating func exchangeFailed(_ error: TransferError) -> ResumableStep {
-    phase = .failed
-    return .failed(AttemptFailure(error: error))
-  }
-
-  /// The termination request (`DELETE`) of the upload, when there is one.
-  func termination() -> ResumableRequest? {
-    location.map { ResumableRequest("DELETE", $0, headers: Self.baseHeaders) }
   }
 
   // MARK: Steps
 
-  private static let baseHeaders = [HTTPField("Tus-Resumable", version)]
+  /// The answer to the `PATCH` of the bytes `sent`.
+  private mutating func appended(_ sent: Range<Int64>, _ head: ResponseHead) -> ResumableStep {
+    switch head.status {
+    case 404, 410: return attempt.renew(head) ?? create()
+    case 409: return attempt.conflict() ? attempt.locate() ?? create() : attempt.failHTTP(head)
+    case 460:
+      return attempt.fail(
+        .checksumMismatch, "the tus server found the chunk at \(sent.lowerBound) corrupted",
+        transient: true)
+    case 200..<300:
+      guard let found = ResumableFields.integer(head.value(for: "Upload-Offset")),
+        found > sent.lowerBound, found <= sent.upperBound
+      else {
+        return attempt.fail(.protocol, "the tus server's PATCH answer gave no new Upload-Offset")
+      }
+      attempt.offset = found
+      return next()
+    default:
+      return attempt.failHTTP(head)
+    }
+  }
 
   private mutating func create() -> ResumableStep {
-    phase = .creating
-    location = nil
-    let name = Data(fileName.utf8).base64EncodedString()
+    attempt.phase = .creating(0..<0)
+    attempt.location = nil
+    let name = Data(attempt.fileName.utf8).base64EncodedString()
     return .send(
       ResumableRequest(
-        "POST", creationURL,
-        headers: Self.baseHeaders + [
-          HTTPField("Upload-Length", String(size)),
+        "POST", attempt.creationURL,
+        headers: Self.headers + [
+          HTTPField("Upload-Length", String(attempt.size)),
           HTTPField("Upload-Metadata", "filename \(name)"),
         ]))
   }
 
-  private mutating func createAnew(_ head: ResponseHead) -> ResumableStep {
-    guard !renewed else { return failHTTP(head) }
-    renewed = true
-    return create()
-  }
-
-  private mutating func locate() -> ResumableStep {
-    guard let location else { return create() }
-    phase = .locating
-    return .send(ResumableRequest("HEAD", location, headers: Self.baseHeaders))
-  }
-
-  /// The next chunk from `offset`, or the end.
+  /// The next chunk from the offset, or the end.
   private mutating func next() -> ResumableStep {
-    guard let location, offset < size else {
-      phase = .finished
-      return .finished
+    guard attempt.offset < attempt.size else { return attempt.finish() }
+    let patch = attempt.append(checksumSHA1: checksums) { _ in
+      [HTTPField("Content-Type", "application/offset+octet-stream")]
     }
-    let range = offset..<min(size, offset + chunkSize)
-    phase = .appending(range)
-    return .send(
-      ResumableRequest(
-        "PATCH", location,
-        headers: Self.baseHeaders + [
-          HTTPField("Upload-Offset", String(offset)),
-          HTTPField("Content-Type", "application/offset+octet-stream"),
-        ], body: range, checksumSHA1: checksums))
-  }
-
-  private mutating func fail(
-    _ code: TransferError.Code, _ message: String, transient: Bool = false
-  ) -> ResumableStep {
-    phase = .failed
-    return .failed(code, message, transient: transient)
-  }
-
-  private mutating func failHTTP(_ head: ResponseHead) -> ResumableStep {
-    phase = .failed
-    return .failed(answer: head)
+    return patch ?? attempt.finish()
   }
 }

@@ -18,6 +18,13 @@ package struct UploadContext: Sendable {
   /// The entry's progress: `store(expected:)` its size, `store(_:)` the bytes the server
   /// holds.
   package var progress: ProgressCounter { job.counter }
+  /// The source file as this attempt begins, its size stored as the entry's expected
+  /// bytes; the failure when it is not a readable regular file.
+  package func inspectSource() -> Result<UploadSource, AttemptFailure> {
+    let inspected = UploadSource.inspect(source, name: entry.path)
+    if case .success(let file) = inspected { progress.store(expected: file.size) }
+    return inspected
+  }
   /// The run's reader of error bodies, for a strategy's own sinks (`MemoryAnswerSink`).
   package var errorBodies: (any ErrorBodyClassifier)? { runner.options.errorBodies }
   /// The failure of an attempt the run's interruption ended.
