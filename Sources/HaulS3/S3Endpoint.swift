@@ -89,6 +89,26 @@ package struct S3Endpoint: Sendable, Hashable {
     return .success(url)
   }
 
+  /// The bucket and key of `url`, a URL that `url(for:)` made (its query aside); `nil` for a
+  /// URL elsewhere or with no bucket.
+  package func address(of url: URL) -> S3ObjectAddress? {
+    guard serves(url), let host = url.host(percentEncoded: true)?.lowercased(),
+      let own = base.host(percentEncoded: true)?.lowercased()
+    else { return nil }
+    var path = Substring(url.path(percentEncoded: true))
+    let basePath = base.path(percentEncoded: true)
+    guard path.hasPrefix(basePath + "/") else { return nil }
+    path = path.dropFirst(basePath.count + 1)
+    var bucket = String(host.dropLast(own.count + 1))
+    if host == own {
+      let segment = path.prefix { $0 != "/" }
+      bucket = S3URIEncoding.decode(segment)
+      path = path.dropFirst(segment.count + 1)
+    }
+    guard !bucket.isEmpty else { return nil }
+    return S3ObjectAddress(bucket: bucket, key: S3URIEncoding.decode(path))
+  }
+
   /// Whether `url` goes to this endpoint: its scheme, port and host, or with virtual-hosted
   /// addressing a host one label below it. Only such requests are signed.
   package func serves(_ url: URL) -> Bool {

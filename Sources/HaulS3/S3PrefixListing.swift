@@ -55,6 +55,19 @@ package struct S3PrefixListing: Sendable, Hashable {
     return S3URIEncoding.decode(query.dropFirst(firstPageQuery.count).prefix { $0 != "&" })
   }
 
+  /// The URL of the prefix a first page lists (`…/BUCKET/DIR/`), below which its keys'
+  /// URLs lie.
+  static func keysURL(of first: URL) -> URL? {
+    URL(string: bucketURL(of: first) + S3URIEncoding.encodePath(prefix(of: first)))
+  }
+
+  /// The bucket's URL of a first page, ending in `/`, to which an encoded key is appended.
+  private static func bucketURL(of first: URL) -> String {
+    var (base, _) = url(first)
+    if !base.hasSuffix("/") { base += "/" }
+    return base
+  }
+
   /// The URL and query of `url`, as sent.
   private static func url(_ url: URL) -> (base: String, query: String?) {
     let text = url.absoluteString
@@ -72,8 +85,7 @@ package struct S3PrefixListing: Sendable, Hashable {
   /// The files of `page`, listed for the prefix `folder` (the entry's own: an S3 listing
   /// is flat). A key ending in `/` (a console's folder marker) is no file and is skipped.
   func files(of page: S3ListPage, in folder: ListedFolder) -> [ListedFile] {
-    var (base, _) = Self.url(folder.url)
-    if !base.hasSuffix("/") { base += "/" }
+    let base = Self.bucketURL(of: folder.url)
     let prefix = Self.prefix(of: folder.url)
     let bucket = page.bucket ?? ""
     var files: [ListedFile] = []

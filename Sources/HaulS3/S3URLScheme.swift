@@ -31,6 +31,11 @@ package struct S3URLScheme: ManifestURLScheme {
   /// A prefix's first page; also a plain https URL of that query, as before `s3://`
   /// mapped it.
   package func namesFolder(_ url: URL) -> Bool { S3PrefixListing.isFirstPage(url) }
+
+  /// A folder upload to a prefix puts its files below the prefix's own URL (`S3KeyTarget`).
+  package func uploadFolderURL(for folder: URL) -> URL? {
+    S3PrefixListing.keysURL(of: folder)
+  }
 }
 
 /// A segmented download of an object on the endpoint asks a `HEAD` for its checksum: S3

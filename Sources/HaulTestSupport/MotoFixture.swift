@@ -114,6 +114,17 @@ public final class MotoFixture: Sendable {
       directory: directory)
   }
 
+  /// The environment of a haul run against this moto: its key, region `us-east-1`, and
+  /// `home` as HOME with every other AWS variable empty, so that nothing of the machine's
+  /// own AWS configuration is read.
+  public func environment(home: String) -> [String: String] {
+    [
+      "AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey,
+      "AWS_REGION": "us-east-1", "HOME": home, "AWS_PROFILE": "", "AWS_DEFAULT_PROFILE": "",
+      "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "", "AWS_SHARED_CREDENTIALS_FILE": "",
+    ]
+  }
+
   /// moto's request log so far: one line per answered request
   /// (`"PUT /bucket/key?partNumber=1&uploadId=… HTTP/1.1" 200 -`).
   public func requestLog() -> String {

@@ -51,6 +51,39 @@ struct ManifestS3Tests {
     #expect(!S3PrefixListing.isFirstPage(URL(string: "http://127.0.0.1:9000/bucket/k%3Fa")!))
   }
 
+  @Test func a_folder_upload_to_a_prefix_goes_below_the_prefix_url() throws {
+    fixture.createFile("site/a.txt")
+    let manifest = s3Manifest([
+      #"{"url": "s3://bucket/pub/a b/", "op": "upload", "path": "site/"}"#,
+      #"{"url": "s3://bucket/", "op": "upload", "path": "site/", "recursive": true}"#,
+    ])
+    #expect(ManifestFixture.validationError(manifest) == nil)
+    let entries = Array(manifest.entries())
+    try #require(entries.count == 2)
+    #expect(entries[0].url.absoluteString == "http://127.0.0.1:9000/bucket/pub/a%20b/")
+    #expect(entries[0].recursive && entries[0].operation == .upload)
+    #expect(entries[1].url.absoluteString == "http://127.0.0.1:9000/bucket/")
+    let lister = LocalFolderLister(target: S3KeyTarget(endpoint: endpoint))
+    #expect(entries.allSatisfy(lister.lists))
+    var web = entries[0]
+    web.url = URL(string: "http://127.0.0.1:9001/bucket/pub/")!
+    #expect(!lister.lists(web), "another server's folder upload is not the store's")
+  }
+
+  @Test func a_folder_uploads_keys_are_encoded_as_s3_signs_them() throws {
+    let target = S3KeyTarget(endpoint: endpoint)
+    let folder = URL(string: "http://127.0.0.1:9000/bucket/pub/")!
+    let file = try #require(target.url(of: "ü 100%#?+=.txt", isFolder: false, in: folder))
+    #expect(
+      file.absoluteString
+        == "http://127.0.0.1:9000/bucket/pub/%C3%BC%20100%25%23%3F%2B%3D.txt")
+    #expect(target.source(of: file) == "s3://bucket/pub/ü 100%#?+=.txt")
+    let sub = try #require(target.url(of: "a b", isFolder: true, in: folder))
+    #expect(sub.absoluteString == "http://127.0.0.1:9000/bucket/pub/a%20b/")
+    #expect(!target.makesCollections)
+    #expect(WebCollections().makesCollections)
+  }
+
   @Test func a_listed_page_becomes_downloads_under_the_folder_and_refuses_escaping_keys()
     throws
   {
@@ -105,7 +138,7 @@ struct ManifestS3Tests {
 
   @Test(arguments: [
     (#"{"url": "s3://bucket/dir/", "path": "d"}"#, #"prefix must end in "/""#),
-    (#"{"url": "s3://bucket/dir/", "op": "upload", "path": "d/"}"#, "only be downloaded"),
+    (#"{"url": "s3://bucket/dir/", "op": "upload", "path": "d"}"#, "only be downloaded"),
     (#"{"url": "s3://bucket/dir/", "mirrors": ["s3://o/dir/"]}"#, "prefix has no mirrors"),
     (#"{"url": "https://h/k", "mirrors": ["s3://o/dir/"]}"#, "mirror cannot be an s3:// prefix"),
     (#"{"url": "s3://bucket/k", "path": "d/"}"#, "must name a file"),

@@ -93,6 +93,18 @@ struct S3EndpointTests {
     #expect(throws: S3AddressError.self) { try S3Endpoint.custom(text).get() }
   }
 
+  @Test(arguments: ["s3://bucket/a b/ü%#?.txt", "s3://bucket/", "s3://Up_Case/k"])
+  func an_objects_url_gives_back_its_bucket_and_key(text: String) throws {
+    let object = try address(text)
+    for endpoint in [
+      S3Endpoint.aws(region: "us-east-1"), try S3Endpoint.custom("http://127.0.0.1:9/base").get(),
+    ] {
+      let url = try endpoint.url(for: object).get()
+      #expect(endpoint.address(of: url) == object, "\(url)")
+    }
+    #expect(S3Endpoint.aws(region: "us-east-1").address(of: URL(string: "https://h/b/k")!) == nil)
+  }
+
   @Test func the_endpoint_serves_its_own_origin_and_with_virtual_hosts_its_subdomains() throws {
     let virtual = S3Endpoint.aws(region: "us-east-1")
     #expect(virtual.serves(URL(string: "https://s3.us-east-1.amazonaws.com/b/k")!))

@@ -1,9 +1,10 @@
 import Foundation
 
 /// The lister of folder uploads (`{"op": "upload", "path": "site/", "url": ".../site/"}`):
-/// lists the local folder below the output directory, one folder per page, and makes each
-/// remote collection with `MKCOL` before the files that go into it are handed out, the top
-/// one included.
+/// lists the local folder below the output directory, one folder per page, and names each
+/// file's URL as its `FolderUploadTarget` does. On a web server (`WebCollections`) it makes
+/// each remote collection with `MKCOL` before the files that go into it are handed out, the
+/// top one included; a target without collections (an object store) gets no `MKCOL`.
 ///
 /// Every regular file is sent, also through a symbolic link that resolves inside the
 /// entry's folder; a link that leads out of it, a link to a folder (which could lead round
@@ -14,10 +15,15 @@ package struct LocalFolderLister: FolderLister {
   /// The statuses of a `MKCOL` that let the folder's files go on.
   static let collectionAnswers: Set<Int> = [403, 405, 409, 501]
 
-  package init() {}
+  /// Where the files go.
+  package let target: any FolderUploadTarget
+
+  package init(target: any FolderUploadTarget = WebCollections()) {
+    self.target = target
+  }
 
   package func lists(_ entry: ManifestEntry) -> Bool {
-    entry.operation == .upload && entry.recursive
+    entry.operation == .upload && entry.recursive && target.receives(entry.url)
   }
 
   package func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
@@ -31,7 +37,9 @@ package struct LocalFolderLister: FolderLister {
     } catch {
       throw TransferError(.io, "cannot read the folder \(ManifestText.quoted(local)): \(error)")
     }
-    _ = try await client.fetch(folder.url, method: "MKCOL", handles: Self.collectionAnswers)
+    if target.makesCollections {
+      _ = try await client.fetch(folder.url, method: "MKCOL", handles: Self.collectionAnswers)
+    }
     let realRoot = Self.resolved(root) ?? root
     var page = ListingPage()
     for name in names {
@@ -47,14 +55,14 @@ package struct LocalFolderLister: FolderLister {
       }
       let isFolder = kind == S_IFDIR
       guard isFolder || kind == S_IFREG else { continue }
-      let url = ListedName.url(of: name, isFolder: isFolder, in: folder.url)
+      let url = target.url(of: name, isFolder: isFolder, in: folder.url)
       if isFolder {
         if let url { page.folders.append(folder.child(named: name, at: url)) }
         continue
       }
       page.files.append(
         ListedFile(
-          url: url, source: url?.absoluteString ?? folder.url.absoluteString + name,
+          url: url, source: url.map(target.source) ?? folder.url.absoluteString + name,
           relativePath: folder.relativePath + name))
     }
     return page

@@ -38,8 +38,8 @@ enum ManifestLineParser {
       let (url, path) = try parseBareURL(content, text: trimmed, schemes: schemes)
       return ManifestEntry(line: line, text: text, url: url, path: path)
     }
-    let fields = try ManifestObjectScanner.scan(content, buildsURLs: true, schemes: schemes)
-    let (path, isFolder) = try path(of: fields, recursive: recursive, schemes: schemes)
+    var fields = try ManifestObjectScanner.scan(content, buildsURLs: true, schemes: schemes)
+    let (path, isFolder) = try path(of: &fields, recursive: recursive, schemes: schemes)
     return ManifestEntry(
       line: line, text: text, operation: fields.operation, url: try url(of: fields),
       mirrors: fields.mirrors, path: path, method: fields.method, size: fields.size,
@@ -67,8 +67,8 @@ enum ManifestLineParser {
       let (url, path) = try parseBareURL(content, text: text, schemes: schemes)
       return ManifestLineCheck(line: line, operation: .download, path: path, url: url)
     }
-    let fields = try ManifestObjectScanner.scan(content, buildsURLs: false, schemes: schemes)
-    let (path, isFolder) = try path(of: fields, recursive: recursive, schemes: schemes)
+    var fields = try ManifestObjectScanner.scan(content, buildsURLs: false, schemes: schemes)
+    let (path, isFolder) = try path(of: &fields, recursive: recursive, schemes: schemes)
     return ManifestLineCheck(
       line: line, operation: fields.operation, path: path, method: fields.method,
       size: fields.size, digests: fields.digests, isFolder: isFolder,
@@ -191,17 +191,25 @@ enum ManifestLineParser {
 
   /// Applies the rules that concern more than one field of an object, and returns the
   /// entry's path (the one given, or for a download the URL's default name) and whether it
-  /// is a folder to mirror (`recursive`: `--recursive`, for a URL ending in `/`).
+  /// is a folder to mirror (`recursive`: `--recursive`, for a URL ending in `/`). A folder
+  /// upload to a scheme's folder (an object store's prefix) goes to the URL the scheme
+  /// names for it (`ManifestURLScheme.uploadFolderURL`), which `fields.url` becomes.
   private static func path(
-    of fields: ManifestObjectScanner.Fields, recursive: Bool, schemes: ManifestURLSchemes
+    of fields: inout ManifestObjectScanner.Fields, recursive: Bool, schemes: ManifestURLSchemes
   ) throws(ManifestLineError) -> (String, Bool) {
     guard fields.url != nil || fields.plainURL != nil else {
       throw ManifestLineError("missing \"url\"")
     }
-    let prefix = fields.url.map(schemes.namesFolder) ?? false
+    var prefix = fields.url.map(schemes.namesFolder) ?? false
     let folderUpload =
       fields.operation == .upload && fields.recursive != false
       && (fields.recursive == true || fields.path?.hasSuffix("/") == true)
+    if prefix, folderUpload, let url = fields.url,
+      let target = schemes.folder(url)?.uploadFolderURL(for: url)
+    {
+      fields.url = target
+      prefix = false
+    }
     if !prefix,
       folderUpload
         || (fields.operation == .download

@@ -15,6 +15,14 @@ package protocol ManifestURLScheme: Sendable {
   func url(for string: String, field: String) -> Result<URL, ManifestLineError>
   /// Whether `url`, as this scheme maps it (or as written), names one of its folders.
   func namesFolder(_ url: URL) -> Bool
+  /// The URL that the files of a folder upload to `folder` (one of this scheme's folders,
+  /// as mapped) go below, ending in `/`; `nil` when its folders are only downloaded.
+  func uploadFolderURL(for folder: URL) -> URL?
+}
+
+extension ManifestURLScheme {
+  /// None: the scheme's folders are only downloaded.
+  package func uploadFolderURL(for folder: URL) -> URL? { nil }
 }
 
 /// The extra URL schemes of a manifest (`Manifest.schemes`), none by default.

@@ -91,6 +91,8 @@ struct RunCommand {
           partConcurrency: choice.partConcurrency, abortIncomplete: choice.abortIncomplete)
       ]
       schedulerOptions.headDigests = s3.endpoint
+      schedulerOptions.folderListers.append(
+        LocalFolderLister(target: S3KeyTarget(endpoint: s3.endpoint)))
     }
     let scheduler = Scheduler(transport: transport, options: schedulerOptions)
     let display = ProgressDisplays.make(
