@@ -31,7 +31,8 @@ enum CurlCallbacks {
     }
   }
 
-  /// `CURLOPT_READFUNCTION`: fills libcurl's upload buffer from the body file.
+  /// `CURLOPT_READFUNCTION`: fills libcurl's upload buffer from the body (its file, or the
+  /// bytes it holds).
   static let read: curl_read_callback = { buffer, size, count, context in
     guard let context, let buffer else { return Int(CURL_READFUNC_ABORT) }
     let target = UnsafeMutableRawPointer(buffer)
@@ -97,7 +98,7 @@ extension CurlExchange {
   }
 
   /// Copies the next upload bytes into `buffer`; returns the count, 0 at the end, or
-  /// `CURL_READFUNC_ABORT` when the file cannot be read (the reason kept in `failure`), or
+  /// `CURL_READFUNC_ABORT` when the body's file cannot be read (the reason kept in `failure`), or
   /// `CURL_READFUNC_PAUSE` when `--max-rate` says wait.
   func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
     guard let body = request.body else { return 0 }
@@ -105,10 +106,7 @@ extension CurlExchange {
     guard remaining > 0 else { return 0 }
     if let rateLimiter, rateLimiter.mustPause(self) { return Int(CURL_READFUNC_PAUSE) }
     let wanted = Int(min(Int64(capacity), remaining))
-    var count: Int
-    repeat {
-      count = pread(bodyFile, buffer, wanted, off_t(body.offset + uploadOffset))
-    } while count < 0 && errno == EINTR
+    let count = copyBody(into: buffer, count: wanted, at: uploadOffset)
     if count < 0 {
       failure = TransferError(
         .io, "cannot read the upload body: \(String(cString: strerror(errno)))")

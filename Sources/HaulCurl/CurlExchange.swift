@@ -75,8 +75,13 @@ final class CurlExchange: @unchecked Sendable {
   /// cleared when the exchange is sent again waiting for it (`resendsWithExpect`).
   var sendsBodyAtOnce = false
 
-  /// The upload file, opened once per exchange, or -1.
+  /// The upload file, opened once per exchange, or -1 (no body, or one in memory).
   private(set) var bodyFile: Int32 = -1
+  /// The file offset of the body's first byte.
+  private(set) var bodyFileOffset: Int64 = 0
+  /// A body held in memory by the request (`RequestBody.Content.bytes`), read from here
+  /// instead of a file.
+  private(set) var memoryBody: [UInt8]?
   /// The next upload byte to send; the seek callback moves it back when libcurl rewinds.
   /// For a body held in memory, the bytes libcurl reports sent once the answer arrives.
   var uploadOffset: Int64 = 0
@@ -89,23 +94,50 @@ final class CurlExchange: @unchecked Sendable {
     self.request = request
     self.sink = sink
     parser = ResponseHeadParser(maxBytes: maxHeaderBytes)
-    if let body = request.body {
-      let file = open(body.path, O_RDONLY | O_CLOEXEC)
+    switch request.body?.content {
+    case .file(let path, let offset, _):
+      let file = open(path, O_RDONLY | O_CLOEXEC)
       guard file >= 0 else {
         let reason = String(cString: strerror(errno))
         throw TransferError(.io, "cannot open the upload body: \(reason)")
       }
       bodyFile = file
+      bodyFileOffset = offset
+    case .bytes(let bytes):
+      memoryBody = bytes
+    case nil:
+      break
     }
   }
 
-  /// Releases what the exchange holds besides the easy handle: the header list and the file.
+  /// Copies up to `count` bytes of the body from `position` (counted from the body's first
+  /// byte) into `buffer`: from the file (`pread`, EINTR retried) or from the bytes in
+  /// memory. The count; 0 past the end; -1 with `errno` set when the file cannot be read.
+  func copyBody(into buffer: UnsafeMutableRawPointer, count: Int, at position: Int64) -> Int {
+    guard let memoryBody else {
+      var copied: Int
+      repeat {
+        copied = pread(bodyFile, buffer, count, off_t(bodyFileOffset + position))
+      } while copied < 0 && errno == EINTR
+      return copied
+    }
+    let start = Int(min(position, Int64(memoryBody.count)))
+    let copied = min(count, memoryBody.count - start)
+    guard copied > 0 else { return 0 }
+    memoryBody.withUnsafeBytes {
+      buffer.copyMemory(from: $0.baseAddress! + start, byteCount: copied)
+    }
+    return copied
+  }
+
+  /// Releases what the exchange holds besides the easy handle: the header list and the body.
   func releaseResources() {
     releaseHeaderList()
     if bodyFile >= 0 { close(bodyFile) }
     bodyFile = -1
     heldBody?.deallocate()
     heldBody = nil
+    memoryBody = nil
   }
 
   /// Frees the header list if it is the exchange's own, and forgets it.

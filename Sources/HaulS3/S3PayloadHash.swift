@@ -8,7 +8,7 @@ import HaulCore
 
 /// The `X-Amz-Content-SHA256` of a request: `UNSIGNED-PAYLOAD` over https (TLS already
 /// protects the bytes, and hashing would read a large file twice), the SHA-256 of the body
-/// over plain http, read from the file in chunks, never whole.
+/// over plain http: of a body's file read in chunks, never whole, or of the bytes it holds.
 enum S3PayloadHash {
   /// The bytes read at a time while hashing a body file.
   static let chunkSize = 1 << 20
@@ -20,18 +20,28 @@ enum S3PayloadHash {
     return try sha256(of: body)
   }
 
-  /// The SHA-256 of the bytes `body` sends (its range of its file); `io` when they cannot be
-  /// read or the file is shorter.
+  /// The SHA-256 of the bytes `body` sends (its range of its file, or the bytes it holds);
+  /// `io` when they cannot be read or the file is shorter.
   static func sha256(of body: RequestBody) throws(TransferError) -> String {
-    let descriptor = open(body.path, O_RDONLY | O_CLOEXEC)
+    switch body.content {
+    case .bytes(let bytes): SHA256.hex(of: bytes)
+    case .file(let path, let offset, let length):
+      try sha256(ofFile: path, from: offset, length: length)
+    }
+  }
+
+  /// The SHA-256 of the file at `path`'s `length` bytes from `position` on.
+  private static func sha256(
+    ofFile path: String, from start: Int64, length: Int64
+  ) throws(TransferError) -> String {
+    var (position, remaining) = (start, length)
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw TransferError(.io, "cannot open the upload's file to hash it: errno \(errno)")
     }
     defer { close(descriptor) }
     let hasher = SHA256()
     var buffer = [UInt8](repeating: 0, count: chunkSize)
-    var position = body.offset
-    var remaining = body.length
     while remaining > 0 {
       let wanted = Int(min(Int64(chunkSize), remaining))
       let count = buffer.withUnsafeMutableBytes {

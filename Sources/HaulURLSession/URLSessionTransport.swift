@@ -129,7 +129,7 @@ public final class URLSessionTransport: Transport {
   }
 
   /// A suspended task for `request`: an upload task streaming the body's file, or one sending
-  /// a part of a file from memory, or a data task.
+  /// a part of a file or the bytes the body holds from memory, or a data task.
   ///
   /// corelibs streams a body only as a whole file (`uploadTask(with:fromFile:)`, its
   /// `Content-Length` the file's size); a stream body (`InputStream`) it sends with chunked
@@ -138,21 +138,30 @@ public final class URLSessionTransport: Transport {
   /// transport streams it from the file.
   private func makeTask(for request: TransferRequest) throws(TransferError) -> URLSessionTask {
     let urlRequest = URLRequest(transfer: request)
-    guard let body = request.body else { return session.dataTask(with: urlRequest) }
-    // A symbolic link to a regular file is a regular body, as the manifest takes it; the
-    // file is named to corelibs by its resolved path (`attributesOfItem` describes a link
-    // itself, and given a relative link's own path corelibs sent other bytes than its
-    // target's).
-    let file = URL(fileURLWithPath: body.path).resolvingSymlinksInPath()
-    let size = try Self.regularFileSize(at: file)
-    guard size >= body.end else {
-      throw TransferError(
-        .io, "the upload's body file holds \(size) bytes, fewer than the \(body.end) it is sent to")
+    switch request.body?.content {
+    case nil:
+      return session.dataTask(with: urlRequest)
+    case .bytes(let bytes):
+      return session.uploadTask(with: urlRequest, from: Data(bytes))
+    case .file(let path, let offset, let length):
+      // A symbolic link to a regular file is a regular body, as the manifest takes it; the
+      // file is named to corelibs by its resolved path (`attributesOfItem` describes a link
+      // itself, and given a relative link's own path corelibs sent other bytes than its
+      // target's).
+      let file = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+      let size = try Self.regularFileSize(at: file)
+      guard size >= offset + length else {
+        throw TransferError(
+          .io,
+          "the upload's body file holds \(size) bytes, fewer than the \(offset + length) "
+            + "it is sent to")
+      }
+      guard offset == 0, length == size else {
+        let part = try URLSessionRangeBody.read(path, offset: offset, length: length)
+        return session.uploadTask(with: urlRequest, from: part)
+      }
+      return session.uploadTask(with: urlRequest, fromFile: file)
     }
-    guard body.offset == 0, body.length == size else {
-      return session.uploadTask(with: urlRequest, from: try URLSessionRangeBody.read(body))
-    }
-    return session.uploadTask(with: urlRequest, fromFile: file)
   }
 
   /// The size of the regular file at `file`; `io` when it is missing or not a regular file.

@@ -78,6 +78,16 @@ final class S3SigningInterceptorTests {
         == SHA256.hex(of: Array(bytes[1_048_577..<2_548_577])))
   }
 
+  @Test func a_body_in_memory_over_http_is_signed_with_the_hash_of_its_bytes() async throws {
+    let xml = Array("<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part>".utf8)
+    let signing = interceptor(try S3Endpoint.custom("http://127.0.0.1:9000").get())
+    var complete = TransferRequest(
+      url: URL(string: "http://127.0.0.1:9000/b/k?uploadId=u")!, method: "POST",
+      body: RequestBody(bytes: xml))
+    try await signing.adapt(&complete, for: entry("http://127.0.0.1:9000/b/k", upload: true))
+    #expect(complete.headers.value(for: "X-Amz-Content-SHA256") == SHA256.hex(of: xml))
+  }
+
   @Test func an_unreadable_http_body_fails_with_io_and_no_secret() async throws {
     let signing = interceptor(try S3Endpoint.custom("http://127.0.0.1:9000").get())
     var request = TransferRequest(

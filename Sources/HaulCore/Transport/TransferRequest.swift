@@ -83,22 +83,51 @@ public struct ByteRange: Sendable, Hashable {
   public var headerValue: String { "bytes=\(start)-\(end.map(String.init) ?? "")" }
 }
 
-/// The body of an upload: `length` bytes of a regular file from byte `offset` on, read from
-/// the file each time it is sent, never copied first. The whole file is `offset` 0 and its
-/// size as `length`; a part of it (a multipart upload's part, a resumable upload's chunk) is any
-/// range inside it. A file that holds fewer than `offset + length` bytes when the body is
-/// sent fails the exchange with `io`.
+/// The body of a request: `length` bytes of a regular file from byte `offset` on, read from
+/// the file each time it is sent, never copied first, or a few bytes held in memory. The
+/// whole file is `offset` 0 and its size as `length`; a part of it (a multipart upload's part,
+/// a resumable upload's chunk) is any range inside it. A file that holds fewer than
+/// `offset + length` bytes when the body is sent fails the exchange with `io`. Bytes in
+/// memory are for the small documents a request carries (a multipart upload's list of parts),
+/// which would otherwise have to be written to a file first; every transport sends both.
 public struct RequestBody: Sendable, Hashable {
-  /// Absolute path of the file to send from.
-  public var path: String
-  /// The first byte of the file to send.
-  public var offset: Int64
-  /// The number of bytes to send (`Content-Length`).
-  public var length: Int64
+  /// Where the body's bytes are.
+  public enum Content: Sendable, Hashable {
+    /// `length` bytes of the regular file at the absolute `path`, from byte `offset` on.
+    case file(path: String, offset: Int64, length: Int64)
+    /// These bytes, held in memory (and sent again from there when the request is).
+    case bytes([UInt8])
+  }
+
+  /// Where the body's bytes are.
+  public var content: Content
+
+  /// `length` bytes of the file at `path` (absolute) from byte `offset` on.
   public init(path: String, offset: Int64 = 0, length: Int64) {
-    self.path = path
-    self.offset = offset
-    self.length = length
+    content = .file(path: path, offset: offset, length: length)
+  }
+
+  /// `bytes`, held in memory: for a small document, never for a file's contents.
+  public init(bytes: [UInt8]) {
+    content = .bytes(bytes)
+  }
+
+  /// The file the body is read from; `nil` for bytes in memory.
+  public var path: String? {
+    guard case .file(let path, _, _) = content else { return nil }
+    return path
+  }
+  /// The first byte of the file to send (0 for bytes in memory).
+  public var offset: Int64 {
+    guard case .file(_, let offset, _) = content else { return 0 }
+    return offset
+  }
+  /// The number of bytes to send (`Content-Length`).
+  public var length: Int64 {
+    switch content {
+    case .file(_, _, let length): length
+    case .bytes(let bytes): Int64(bytes.count)
+    }
   }
   /// The file offset just past the body's last byte.
   public var end: Int64 { offset + length }
