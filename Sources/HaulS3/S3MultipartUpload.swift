@@ -167,7 +167,8 @@ struct S3MultipartUpload {
     return await complete(state)
   }
 
-  /// Sends `CompleteMultipartUpload` with every part of `state`.
+  /// Sends `CompleteMultipartUpload` with every part of `state`, its list of parts from
+  /// memory (nothing of it is written to disk).
   private func complete(_ state: S3MultipartState) async -> Result<Void, AttemptFailure> {
     var xml = "<CompleteMultipartUpload>"
     for part in state.parts.sorted(by: { $0.number < $1.number }) {
@@ -175,14 +176,8 @@ struct S3MultipartUpload {
       xml += "<ETag>\(S3XML.escape(part.etag))</ETag></Part>"
     }
     xml += "</CompleteMultipartUpload>"
-    let bodyFile = statePath + ".complete"
-    defer { unlink(bodyFile) }
-    guard FileManager.default.createFile(atPath: bodyFile, contents: Data(xml.utf8)) else {
-      return .failure(AttemptFailure(error: TransferError(.io, "cannot write the upload state")))
-    }
     switch await exchange(
-      "POST", query: [("uploadId", state.uploadID)],
-      body: RequestBody(path: bodyFile, length: Int64(xml.utf8.count)),
+      "POST", query: [("uploadId", state.uploadID)], body: RequestBody(bytes: Array(xml.utf8)),
       headers: [HTTPField("Content-Type", "application/xml")])
     {
     case .failure(let failure):

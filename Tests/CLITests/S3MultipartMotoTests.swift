@@ -113,6 +113,39 @@ struct S3MultipartMotoTests {
     }
   }
 
+  @Test(arguments: transports)
+  func a_multipart_upload_writes_nothing_under_haul_uploads_but_its_state(transport: String)
+    async throws
+  {
+    try await MotoFixture.with(buckets: [Self.bucket]) { moto in
+      let directory = try TemporaryDirectory(prefix: "haul-s3-state-only")
+      defer { directory.remove() }
+      let folder = directory.file("out/.haul/uploads")
+      try FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+      try TestContent.writeFile(
+        at: directory.file("out/big.bin"), seed: 10, count: 2 * Self.part + 777)
+      let manifest = try writeManifest(
+        [
+          try manifestLine(["url": "s3://\(Self.bucket)/s.bin", "op": "upload", "path": "big.bin"])
+        ],
+        in: directory)
+      let (run, created) = try await FolderCreations.during(folder) {
+        try await HaulBinary.run(
+          [
+            "run", manifest, "-o", "out", "--s3", "--s3-endpoint", moto.endpoint, "--transport",
+            transport, "--multipart-threshold", "5M", "--part-size", "5M", "-q",
+          ], in: directory, environment: environment(moto, in: directory))
+      }
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(count(moto, "POST /\(Self.bucket)/s.bin?uploadId=") == 1, "completed")
+      let states = Set(created.map { $0.hasSuffix(".tmp") ? String($0.dropLast(4)) : $0 })
+      #expect(states.count == 1 && states.first?.hasSuffix(".json") == true, "\(created)")
+      #expect((try FileManager.default.contentsOfDirectory(atPath: folder)).isEmpty)
+    }
+  }
+
   @Test func a_source_changed_since_the_killed_run_starts_a_new_upload() async throws {
     try await MotoFixture.with(buckets: [Self.bucket]) { moto in
       let directory = try TemporaryDirectory(prefix: "haul-s3-parts-changed")
