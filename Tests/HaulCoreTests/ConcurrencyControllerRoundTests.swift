@@ -25,8 +25,10 @@ struct ConcurrencyControllerRoundTests {
 
   /// Runs `files` transfers of 16 KiB, as many in flight as the controller allows (or
   /// `fixed`), ticking the controller every 50 ms as the scheduler does.
+  /// `multiplexes`: the server speaks HTTP/2, which the first answer tells (with room for
+  /// `streams` in flight).
   func run(
-    _ model: LatencyModel, files: Int, fixed: Int? = nil,
+    _ model: LatencyModel, files: Int, fixed: Int? = nil, multiplexes streams: Int? = nil,
     controller: inout ConcurrencyController
   ) -> Outcome {
     let step = 0.001
@@ -52,6 +54,10 @@ struct ConcurrencyControllerRoundTests {
       // the answer is noted before its slot is freed.
       while let index = inFlight.firstIndex(where: { $0.end <= now }) {
         let transfer = inFlight[index]
+        if answered == 0, let streams {
+          note(controller.multiplexing(streams: streams, now: now, bytes: bytes))
+          fill(controller)
+        }
         let bound = started < files && inFlight.count >= limit(controller)
         note(
           controller.answered(
@@ -124,6 +130,114 @@ struct ConcurrencyControllerRoundTests {
       _ = controller.answered(answer: 0.04, started: 0.04, now: 0.08, bytes: 0, bound: true)
     }
     #expect(controller.limit == 128)
+  }
+
+  @Test func a_host_that_multiplexes_is_run_at_its_streams_after_one_round_trip() {
+    let link = LatencyModel(roundTrip: 0.04, capacity: 100_000)
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    let outcome = run(link, files: 1_000, multiplexes: 800, controller: &controller)
+    #expect(outcome.levels == [16, 256])
+    var fixed = ConcurrencyController(now: 0, bytes: 0)
+    let best = run(link, files: 1_000, fixed: 256, controller: &fixed)
+    // The first round trip carries 16 instead of 256; after it, nothing is lost.
+    #expect(outcome.seconds <= best.seconds + 0.04 + 0.01)
+  }
+
+  @Test func a_jump_that_did_not_pay_goes_back_and_holds() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    // The first answer tells the host multiplexes: 16 jumps to the ceiling.
+    #expect(controller.multiplexing(streams: 800, now: 0.04, bytes: 0) == 256)
+    // The answers of transfers started at 16 judge 16: 400 transfers per second.
+    for _ in 0..<16 {
+      _ = controller.answered(answer: 0.04, started: 0, now: 0.04, bytes: 0, bound: true)
+    }
+    #expect(controller.limit == 256)
+    // A server that slows every answer alike: 256 in flight answer 16 times later, so the
+    // whole level has answered 0.66 s after the jump, no sooner than 16 would have.
+    var changes: [Int] = []
+    for _ in 0..<256 {
+      let change = controller.answered(
+        answer: 0.64, started: 0.04, now: 0.7, bytes: 0, bound: true)
+      if let change { changes.append(change) }
+    }
+    #expect(changes == [16])
+    #expect(controller.phase == .holding(windowsLeft: 8))
+  }
+
+  @Test func a_jump_that_paid_holds_at_the_streams() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    #expect(controller.multiplexing(streams: 800, now: 0.04, bytes: 0) == 256)
+    for _ in 0..<16 {
+      _ = controller.answered(answer: 0.04, started: 0, now: 0.04, bytes: 0, bound: true)
+    }
+    // Answers slowed down by a quarter only: the whole level answered within 0.06 s, ten
+    // times as fast as 16 would have.
+    for index in 0..<256 {
+      #expect(
+        controller.answered(answer: 0.05, started: 0.04, now: 0.1, bytes: 0, bound: true) == nil)
+      // A quarter of the level is not enough to judge a jump.
+      if index == 63 { #expect(controller.phase == .growing(previous: nil)) }
+    }
+    #expect(controller.limit == 256)
+    #expect(controller.phase == .holding(windowsLeft: 8))
+    // It jumps once: a later answer over HTTP/2 changes nothing.
+    #expect(controller.multiplexing(streams: 800, now: 0.2, bytes: 0) == nil)
+  }
+
+  @Test func a_server_that_slows_in_proportion_sends_a_jump_back() {
+    // Answers queue beyond 16 in flight: 256 streams move what 16 do.
+    let link = LatencyModel(roundTrip: 0.04, capacity: 16)
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    let outcome = run(link, files: 2_000, multiplexes: 800, controller: &controller)
+    #expect(Array(outcome.levels.prefix(3)) == [16, 256, 16])
+  }
+
+  @Test func a_jump_goes_no_higher_than_the_streams_allowed() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    // Room for fewer streams than the level: nothing to jump to.
+    #expect(controller.multiplexing(streams: 12, now: 0.04, bytes: 0) == nil)
+    #expect(controller.limit == 16)
+    // One connection's worth of streams, below the ceiling.
+    #expect(controller.multiplexing(streams: 100, now: 0.05, bytes: 0) == 100)
+  }
+
+  @Test func windows_do_not_judge_a_jump_before_its_round() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    // One connection's worth of streams, so that a window could still double the level.
+    #expect(controller.multiplexing(streams: 100, now: 0.04, bytes: 0) == 100)
+    // Windows that would climb from a level reached step by step: only the round decides.
+    var completed: Int64 = 0
+    for tick in 1...40 {
+      for _ in 0..<300 { controller.attemptEnded(overload: false) }
+      completed += 300 * 16_384
+      #expect(
+        controller.tick(now: 0.04 + Double(tick) * 0.05, bytes: completed, bound: true) == nil)
+    }
+    #expect(controller.limit == 100)
+  }
+
+  @Test func pushback_after_a_jump_halves_the_new_level_and_holds() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    #expect(controller.multiplexing(streams: 800, now: 0.04, bytes: 0) == 256)
+    for _ in 0..<16 {
+      _ = controller.answered(answer: 0.04, started: 0, now: 0.04, bytes: 0, bound: true)
+    }
+    controller.attemptEnded(overload: true)
+    #expect(controller.tick(now: 0.05, bytes: 0, bound: true) == 128)
+    // Slow answers at the halved level do not send it back to 16: it holds.
+    for _ in 0..<64 {
+      #expect(
+        controller.answered(answer: 1, started: 0.05, now: 1.1, bytes: 0, bound: true) == nil)
+    }
+    #expect(controller.limit == 128)
+  }
+
+  @Test func a_held_or_reduced_level_does_not_jump() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    controller.attemptEnded(overload: true)
+    #expect(controller.tick(now: 0.05, bytes: 0, bound: true) == 8)
+    #expect(controller.multiplexing(streams: 800, now: 0.1, bytes: 0) == nil)
+    #expect(controller.limit == 8)
   }
 
   @Test func answers_while_the_limit_bounds_nothing_change_nothing() {

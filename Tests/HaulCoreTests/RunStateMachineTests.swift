@@ -119,9 +119,21 @@ struct RunStateMachineTests {
     var machine = Machine(concurrency: 64, perHost: 2, retryAfterCap: 600)
     for index in 0..<10 { _ = machine.submit("j\(index)", host: 0, now: 0) }
     #expect(machine.running == 2)
-    #expect(machine.multiplexes(host: 0, now: 0).jobs.count == 8)
-    #expect(machine.multiplexes(host: 0, now: 0).jobs.isEmpty)
+    #expect(machine.multiplexes(host: 0, bytes: 0, now: 0).jobs.count == 8)
+    #expect(machine.multiplexes(host: 0, bytes: 0, now: 0).jobs.isEmpty)
     #expect(machine.running == 10)
+  }
+
+  @Test func under_auto_a_host_found_to_multiplex_lifts_the_global_limit_to_its_streams() {
+    var machine = Machine(
+      concurrency: 256, perHost: 8, retryAfterCap: 600,
+      controller: ConcurrencyController(ceiling: 256))
+    for index in 0..<300 { _ = machine.submit("j\(index)", host: 0, now: 0) }
+    #expect(machine.running == 8)
+    // 8 connections' worth of streams is more than the ceiling: the ceiling it is.
+    #expect(machine.multiplexes(host: 0, bytes: 0, now: 0.04).jobs.count == 248)
+    #expect(machine.limit == 256)
+    #expect(machine.running == 256)
   }
 
   @Test func a_fixed_limit_is_never_tuned() {

@@ -14,6 +14,15 @@
 /// what a server can take changes during a long run. An overload answer (429, 503) halves
 /// the level, never below `floor`, and holds it.
 ///
+/// A host that multiplexes (HTTP/2) skips the climb: streams cost its server one
+/// connection, and the server caps them itself, so the level jumps at once to the streams
+/// its connections allow (`multiplexing`). The answers of transfers started before the jump
+/// still judge the level left; once a whole level of transfers started at the new one has
+/// answered, the jump is kept only if their answers per second since the jump beat the
+/// level left's estimate by `keepGain`, else the level goes back and holds, as after any
+/// step that did not pay (a server that slows every answer alike, or queues what it cannot
+/// serve).
+///
 /// Only a level that bounds the run is judged: while no transfer waits for a slot of the
 /// global limit (the manifest is ending, or per-host limits bound the run) nothing is
 /// measured and nothing changes.
@@ -126,6 +135,15 @@ package struct ConcurrencyController: Sendable, Hashable {
   private var round: [Double] = []
   /// The level below and its estimated throughput, from its round.
   private var previousRound: Estimate?
+  /// After a jump (`multiplexing`): the level left, since when it was in force, and the
+  /// answer times of transfers started at it, which judge it against the new level.
+  private var jumpedFrom: Jump?
+
+  private struct Jump: Sendable, Hashable {
+    var limit: Int
+    var since: Double
+    var answers: [Double]
+  }
 
   /// A controller with the default configuration below `ceiling`, from a run's start.
   package init(ceiling: Int) {
@@ -151,12 +169,23 @@ package struct ConcurrencyController: Sendable, Hashable {
   package mutating func answered(
     answer: Double, started: Double, now: Double, bytes: Int64, bound: Bool
   ) -> Int? {
-    guard case .growing = phase, bound, started >= changedAt else { return nil }
+    guard case .growing = phase, bound else { return nil }
+    guard started >= changedAt else {
+      if jumpedFrom.map({ started >= $0.since }) == true {
+        jumpedFrom?.answers.append(max(answer, 1e-6))
+      }
+      return nil
+    }
     round.append(max(answer, 1e-6))
+    if let jumped = jumpedFrom {
+      guard round.count >= max(configuration.minimumRound, limit) else { return nil }
+      jumpedFrom = nil
+      let rate = Double(round.count) / max(now - changedAt, 1e-6)
+      return judgeJump(from: jumped, rate: rate, now: now, bytes: bytes)
+    }
     guard round.count >= max(configuration.minimumRound, limit / configuration.roundDivisor)
     else { return nil }
-    round.sort()
-    let measured = Estimate(limit: limit, throughput: Double(limit) / round[round.count / 2])
+    let measured = Estimate(limit: limit, throughput: Double(limit) / Self.median(&round))
     let previous = previousRound
     previousRound = measured
     guard let previous else { return grow(by: 2, from: nil, now: now, bytes: bytes) }
@@ -169,6 +198,46 @@ package struct ConcurrencyController: Sendable, Hashable {
     }
     let factor = gain >= configuration.linearGain ? 4 : 2
     return grow(by: factor, from: nil, now: now, bytes: bytes)
+  }
+
+  /// A host multiplexes and its connections allow `streams` transfers in flight: while the
+  /// level is still climbing, it jumps there (up to the ceiling) instead of climbing step by
+  /// step. Returns the new limit when it changed.
+  package mutating func multiplexing(streams: Int, now: Double, bytes: Int64) -> Int? {
+    let target = min(streams, configuration.ceiling)
+    guard case .growing = phase, jumpedFrom == nil, target > limit else { return nil }
+    let left = Jump(limit: limit, since: changedAt, answers: round)
+    previousRound = nil
+    phase = .growing(previous: nil)
+    let changed = change(to: target, now: now, bytes: bytes)
+    jumpedFrom = left
+    return changed
+  }
+
+  /// The level jumped to has answered a whole level's worth of transfers started at it, at
+  /// `rate` answers per second since the jump: keep it if that beats the level left's
+  /// estimate by `keepGain`, else go back there. Either way the level holds.
+  ///
+  /// Why a whole level and a rate, not a quarter and a median as a step of the climb: the
+  /// jump's transfers start in one burst, and the first of them to answer are the ones a
+  /// server that queues requests served first, whose median says little of the level; how
+  /// fast the whole level turns over does.
+  private mutating func judgeJump(from left: Jump, rate: Double, now: Double, bytes: Int64)
+    -> Int?
+  {
+    phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
+    var answers = left.answers
+    // Too few answers of the level left to tell its throughput: the jump stays.
+    guard answers.count * 2 >= configuration.minimumRound else { return nil }
+    let before = Double(left.limit) / Self.median(&answers)
+    guard rate < before * configuration.keepGain else { return nil }
+    return change(to: left.limit, now: now, bytes: bytes)
+  }
+
+  /// The median of `values`, which it sorts.
+  private static func median(_ values: inout [Double]) -> Double {
+    values.sort()
+    return values[values.count / 2]
   }
 
   /// An attempt ended; `overload` when the server pushed back (429, 503, a refused or
@@ -209,6 +278,8 @@ package struct ConcurrencyController: Sendable, Hashable {
   private mutating func decide(_ rate: Rate, now: Double, bytes: Int64) -> Int? {
     switch phase {
     case .growing(let previous):
+      // A jump is judged by its round of answers, not by windows.
+      guard jumpedFrom == nil else { return nil }
       if let previous, rate.gain(over: previous.rate) < configuration.growthGain {
         // The doubling stopped paying: keep it only if it helped at all.
         let keep = rate.gain(over: previous.rate) >= configuration.keepGain
@@ -262,6 +333,7 @@ package struct ConcurrencyController: Sendable, Hashable {
     window = Window(start: now, bytesAtStart: bytes, settling: true)
     changedAt = now
     round.removeAll(keepingCapacity: true)
+    jumpedFrom = nil
     guard level != limit else { return nil }
     limit = level
     return level

@@ -167,9 +167,18 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     return collect(admission.admitWaiting(now: now), now: now)
   }
 
-  /// `host` carries several exchanges per connection (HTTP/2): its limit counts streams.
-  package mutating func multiplexes(host: Int, now: Double) -> Admitted {
+  /// `host` carries several exchanges per connection (HTTP/2): its limit counts streams,
+  /// and under `-j auto` the global limit jumps to them (`ConcurrencyController
+  /// .multiplexing`); `bytes` moved so far.
+  package mutating func multiplexes(host: Int, bytes: Int64, now: Double) -> Admitted {
     guard admission.markMultiplexed(host: host) else { return Admitted() }
+    if var controller = self.controller {
+      let streams = admission.limit(for: host)
+      if let changed = controller.multiplexing(streams: streams, now: now, bytes: bytes) {
+        admission.limit = changed
+      }
+      self.controller = controller
+    }
     return collect(admission.admitWaiting(now: now), now: now)
   }
 
