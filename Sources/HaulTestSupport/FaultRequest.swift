@@ -54,11 +54,12 @@ struct FaultRequest {
   /// The query's parameters, percent-decoded (the last of repeated keys wins).
   var options: [String: String] { Self.options(query ?? "") }
 
-  /// The options of a `/dav/<options>/` folder, written in its first segment as a query is
-  /// (the URLs a listing names carry no query); `nil` for any other path.
+  /// The options of a `/dav/<options>/` or `/h2o/<options>/` folder, written in its first
+  /// segment as a query is (the URLs a listing names carry no query); `nil` for any other
+  /// path.
   var folderOptions: [String: String]? {
     let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-    guard segments.count > 3, segments[1] == "dav" else { return nil }
+    guard segments.count > 3, segments[1] == "dav" || segments[1] == "h2o" else { return nil }
     return Self.options(String(segments[2]))
   }
 

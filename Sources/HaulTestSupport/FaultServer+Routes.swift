@@ -101,6 +101,7 @@ private struct FaultExchange {
     }
     if request.path == "/echo" { return echo() }
     if request.path.hasPrefix("/dav/") { return davFolder() }
+    if request.path.hasPrefix("/h2o/") { return h2oTree() }
     if request.path.hasPrefix("/data/") {
       return request.method == "GET" || request.method == "HEAD"
         ? data(name: String(request.path.dropFirst(6)))
@@ -235,6 +236,45 @@ private struct FaultExchange {
       status: 207, headers: [("Content-Type", "application/xml; charset=utf-8")], body: body)
   }
 
+  /// The folders of `h2oTree`, by their path below `/h2o/<options>/`, each with the names
+  /// its page links: folders as h2o links them, without the trailing `/`.
+  static let h2oFolders: [String: [String]] = [
+    "": ["a.bin", "sub", "with space"], "sub/": ["b.bin", "deeper"], "sub/deeper/": ["c.bin"],
+    "with space/": ["d e.bin"],
+  ]
+
+  /// `/h2o/<options>/...`: a tree listed as h2o's `file.dirlisting` lists it (see
+  /// `h2oFolders`): a folder's page links its parent as `..` and its children without a
+  /// trailing `/`; a folder asked without its `/` is redirected (301) to exactly that URL
+  /// plus `/`; any other name is `/data/<name>` with the folder's options. Only `GET` and
+  /// `HEAD` are taken (h2o answers `PROPFIND` with 405).
+  private func h2oTree() -> Bool {
+    guard request.method == "GET" || request.method == "HEAD" else {
+      return sendSmall(status: 405, headers: [("Allow", "GET, HEAD")], body: "method not allowed\n")
+    }
+    let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
+    guard segments.count > 3 else {
+      return sendSmall(status: 404, headers: [], body: "not found: \(request.path)\n")
+    }
+    let below = segments[3...].joined(separator: "/")
+    let decoded = below.removingPercentEncoding ?? below
+    if Self.h2oFolders[decoded + "/"] != nil {
+      return sendSmall(status: 301, headers: [("Location", request.path + "/")], body: "")
+    }
+    guard let names = Self.h2oFolders[decoded] else {
+      return data(name: String(decoded.split(separator: "/").last ?? ""))
+    }
+    var page = "<!DOCTYPE html>\n<TITLE>Index of \(request.path)</TITLE>\n<UL>\n"
+    page += #"<LI><A HREF="..">Parent Directory</A>"#
+    for name in names {
+      let href = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name
+      page += #"<LI><A HREF="\#(href)">\#(name)</A>"#
+    }
+    page += "</UL>\n"
+    return sendSmall(
+      status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: page)
+  }
+
   private func echo() -> Bool {
     var headers: [String: String] = [:]
     for field in request.headers {
@@ -325,7 +365,9 @@ private struct FaultExchange {
   private func sendSmall(status: Int, headers: [(String, String)], body: String) -> Bool {
     var headers = headers
     headers.append(("Content-Length", String(body.utf8.count)))
-    if status >= 400 || !body.isEmpty { headers.append(("Content-Type", "text/plain")) }
+    if status >= 400 || !body.isEmpty, !headers.contains(where: { $0.0 == "Content-Type" }) {
+      headers.append(("Content-Type", "text/plain"))
+    }
     if !request.keepAlive { headers.append(("Connection", "close")) }
     guard sendHead(status: status, headers: headers) else { return false }
     if request.method == "HEAD" || body.isEmpty { return true }

@@ -24,6 +24,8 @@ import Synchronization
 ///   query is (a listing's URLs carry no query): `PROPFIND` answers 207 listing `file.bin`
 ///   with its `size` and the ETag `"v0"` (`"v1"` from the folder's hit `listedChangeAfter`
 ///   on); `GET|HEAD /dav/<options>/<name>` is `/data/<name>` with those options.
+/// - `/h2o/<options>/`: a small tree listed as h2o lists folders, without the trailing `/`,
+///   a folder asked so redirected to its URL plus `/` (see `FaultExchange.h2oTree`).
 /// - Anything else: 404 with a small text body.
 ///
 /// Options (query parameters), on any route unless noted. A request's "hit" is how many

@@ -114,6 +114,17 @@ struct ListingFormatsTests {
     #expect(names == [ListedName(name: "kept", isFolder: false)])
   }
 
+  @Test func a_page_that_links_its_parent_without_a_slash_leaves_its_folders_unmarked() {
+    let h2o = page(
+      #"<UL><LI><A HREF="..">Parent Directory</A><LI><A HREF="a.txt">a.txt</A>"#
+        + #"<LI><A HREF="sub">sub</A><LI><A HREF="marked/">marked</A></UL>"#)
+    #expect(h2o.map(\.name) == ["a.txt", "sub", "marked"])
+    #expect(h2o.map(\.mayBeFolder) == [true, true, false])
+    let nginx = page(#"<a href="../">../</a><a href="a.txt">a.txt</a><a href="sub/">sub/</a>"#)
+    #expect(
+      nginx.allSatisfy { !$0.mayBeFolder }, "a page that marks its folders is taken at its word")
+  }
+
   @Test func links_are_read_relative_absolute_encoded_and_with_entities() {
     let names = page(
       """

@@ -11,6 +11,35 @@ struct RedirectPolicyTests {
     ResponseHead(status: status, headers: [HTTPField("Location", location)])
   }
 
+  @Test func a_redirect_to_exactly_the_url_plus_a_slash_names_a_folder() {
+    let sub = URL(string: "http://a.example/pub/with%20space")!
+    for location in ["/pub/with%20space/", "http://a.example/pub/with%20space/", "with%20space/"] {
+      #expect(
+        RedirectWalk.folder(after: redirect(301, to: location), of: sub)?.absoluteString
+          == "http://a.example/pub/with%20space/", "\(location)")
+    }
+    for location in [
+      "/pub/other/", "/pub/with%20space/x/", "https://a.example/pub/with%20space/",
+      "/pub/with%20space/?a=1", "/pub/with%20space",
+    ] {
+      #expect(
+        RedirectWalk.folder(after: redirect(301, to: location), of: sub) == nil, "\(location)")
+    }
+    #expect(RedirectWalk.folder(after: redirect(200, to: "/pub/with%20space/"), of: sub) == nil)
+  }
+
+  @Test func a_request_that_stops_at_a_folder_redirect_ends_there_and_others_follow() throws {
+    var request = TransferRequest(url: URL(string: "http://a.example/pub/sub")!, method: "HEAD")
+    let answer = TransferResponse(head: redirect(301, to: "/pub/sub/"), bodyBytes: 0)
+    var following = RedirectWalk(request)
+    #expect(try following.follow(after: answer))
+    request.stopsAtFolderRedirect = true
+    var stopping = RedirectWalk(request)
+    #expect(try !stopping.follow(after: answer))
+    let elsewhere = TransferResponse(head: redirect(302, to: "/pub/moved"), bodyBytes: 0)
+    #expect(try stopping.follow(after: elsewhere), "any other redirect is followed")
+  }
+
   @Test func follows_a_relative_location() {
     #expect(
       policy.decide(

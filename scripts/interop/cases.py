@@ -20,8 +20,6 @@ SERVED_TIME = 981173106  # 2001-02-03 04:05:06 UTC
 # Why the URLSession transport sits out a case (the README's table of URLSession limits).
 NO_EXTRA_CA = "URLSession cannot trust an extra CA: --cacert has no effect, so no https here"
 NO_IPV6 = "URLSession cannot reach IPv6 literals"
-NO_FOLDER_SLASH = ("h2o links folders without a trailing slash: haul takes them for files "
-                   "(docs/manual.md, Folders)")
 
 
 # The tree the tree cases mirror, below /tree/ of every origin: names with a space, %, #, ?,
@@ -371,8 +369,6 @@ def folder_names(context, origin, transport, listing, prefix):
     nothing. The link back to an ancestor is taken for the loop it is where the server
     lists it as a folder; a server that lists it as a file (lighttpd) or not at all
     (rclone) gives it a transfer of its own or none, which the detail names."""
-    if listing == "html" and getattr(origin, "folder_links_without_slash", False):
-        raise NotApplicable(NO_FOLDER_SLASH)
     folder = context.folder("tree-" + listing)
     line = {"url": origin.url(prefix + "/tree/"), "recursive": True, "path": "tree/"}
     loop = "tree/" + TREE_LOOP[0]

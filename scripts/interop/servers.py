@@ -224,8 +224,6 @@ class Caddy(Origin):
 
 class H2o(Origin):
     name = "h2o"
-    # file.dirlisting links folders as HREF="sub", with no trailing slash (docs/manual.md).
-    folder_links_without_slash = True
 
     def launch(self, daemons):
         lines = []

@@ -22,15 +22,23 @@ package enum IndexPage {
     return html(body, folder: folder)
   }
 
-  /// The children an HTML page's links name.
+  /// The children an HTML page's links name. A page that links its parent as `..`, without
+  /// the trailing `/` (h2o's `file.dirlisting`), links its folders so too: each name it does
+  /// not mark as a folder `mayBeFolder`.
   package static func html(_ body: [UInt8], folder: URL) -> [ListedName] {
     var names: [ListedName] = []
     var seen = Set<String>()
+    var unmarked = false
     for href in links(in: body) {
-      guard let (name, isFolder) = ListedName.child(href, of: folder),
-        seen.insert(name + (isFolder ? "/" : "")).inserted
-      else { continue }
+      guard let (name, isFolder) = ListedName.child(href, of: folder) else {
+        if href.trimmingASCIIWhitespace() == ".." { unmarked = true }
+        continue
+      }
+      guard seen.insert(name + (isFolder ? "/" : "")).inserted else { continue }
       names.append(ListedName(name: name, isFolder: isFolder))
+    }
+    if unmarked {
+      for index in names.indices where !names[index].isFolder { names[index].mayBeFolder = true }
     }
     return names
   }

@@ -15,6 +15,9 @@ package struct ListedName: Sendable, Hashable {
   package var modified: Date?
   /// Its entity tag, when the listing gives one (a WebDAV `getetag`).
   package var etag: String?
+  /// Whether it may be a folder all the same: its page links folders without the trailing
+  /// `/`, so that a name not marked as a folder says nothing (`IndexPage.html`).
+  package var mayBeFolder = false
 
   package init(
     name: String, isFolder: Bool, size: Int64? = nil, modified: Date? = nil, etag: String? = nil

@@ -24,15 +24,21 @@ package struct ListingClient: Sendable {
 
   /// Sends `method` to `url` and returns the answer. A status in `handles` is returned as
   /// it is (a `PROPFIND` refused with 405); any other non-2xx fails, retried while transient.
+  /// `stopsAtFolderRedirect`: a redirect to exactly `url` plus `/` is returned, not followed
+  /// (`TransferRequest.stopsAtFolderRedirect`). An answer larger than `limit` fails.
   package func fetch(
-    _ url: URL, method: String = "GET", headers: [HTTPField] = [], handles: Set<Int> = []
+    _ url: URL, method: String = "GET", headers: [HTTPField] = [], handles: Set<Int> = [],
+    stopsAtFolderRedirect: Bool = false, limit: Int = ListingClient.pageLimit
   ) async throws(TransferError) -> Answer {
     var loop = AttemptLoop(sources: 1, policy: runner.retryPolicy)
     loop.begin()
     while true {
       if Task.isCancelled { throw Scheduler.cancelledError }
       let failure: AttemptFailure
-      switch await fetchOnce(url, method: method, headers: headers, handles: handles) {
+      switch await fetchOnce(
+        url, method: method, headers: headers, handles: handles,
+        stopsAtFolderRedirect: stopsAtFolderRedirect, limit: limit)
+      {
       case .success(let answer): return answer
       case .failure(let value): failure = value
       }
@@ -49,14 +55,16 @@ package struct ListingClient: Sendable {
     }
   }
 
-  private func fetchOnce(_ url: URL, method: String, headers: [HTTPField], handles: Set<Int>)
-    async -> Result<Answer, AttemptFailure>
-  {
+  private func fetchOnce(
+    _ url: URL, method: String, headers: [HTTPField], handles: Set<Int>,
+    stopsAtFolderRedirect: Bool, limit: Int
+  ) async -> Result<Answer, AttemptFailure> {
     let options = runner.options
-    let request = TransferRequest(
+    var request = TransferRequest(
       url: url, method: method, headers: options.headers + entry.headers + headers,
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
-    let sink = MemoryAnswerSink(limit: Self.pageLimit, errorBodies: options.errorBodies)
+    request.stopsAtFolderRedirect = stopsAtFolderRedirect
+    let sink = MemoryAnswerSink(limit: limit, errorBodies: options.errorBodies)
     let response: TransferResponse
     do throws(TransferError) {
       response = try await runner.send(request, for: entry, sink: sink)

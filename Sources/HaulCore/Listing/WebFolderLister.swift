@@ -9,7 +9,8 @@ import Synchronization
 /// `403` from some) is asked with `GET` instead, and from then on each of its folders only
 /// with `GET`: one refused `PROPFIND` per origin and run, the cost of detecting rather than
 /// configuring. The `GET` asks for JSON first (`Accept`), which Caddy honours; the answer
-/// is read by `IndexPage`. Files and folders are the folder's children by name; a name
+/// is read by `IndexPage`. A page that does not mark its folders (h2o's) has each name it
+/// leaves unmarked asked for its first byte (`resolving`). Files and folders are the folder's children by name; a name
 /// that cannot be one (`..`, one holding `/`) is handed on as a file without a URL, which
 /// the expansion refuses as `path_refused`. A listed ETag is not sent as `If-Match`: the
 /// one a listing gives need not be the one a `GET` answers with (Apache's is weak), and a
@@ -50,7 +51,7 @@ package final class WebFolderLister: FolderLister {
           answer.body, contentType: answer.head.value(for: "Content-Type"), folder: folder.url)
       {
         // A server that answers any method with the page.
-        return Self.page(names, in: folder)
+        return Self.page(await Self.resolving(names, in: folder.url, through: client), in: folder)
       }
       refusesDAV.withLock { _ = $0.insert(origin) }
     }
@@ -61,7 +62,68 @@ package final class WebFolderLister: FolderLister {
     else {
       throw TransferError(.protocol, "the folder's answer is neither an index page nor a listing")
     }
-    return Self.page(names, in: folder)
+    return Self.page(await Self.resolving(names, in: folder.url, through: client), in: folder)
+  }
+
+  /// How many names that may be folders are asked about at once.
+  static let probesInFlight = 8
+
+  /// The statuses a probe reads: the redirects, and `416` (an empty file's answer).
+  static let probeAnswers: Set<Int> = [301, 302, 303, 307, 308, 416]
+
+  /// The largest answer a probe takes: a server that ignores `Range` and sends a larger
+  /// file whole fails the probe.
+  static let probeLimit = 64 << 10
+
+  /// `names`, each that `mayBeFolder` asked for its first byte (`GET` with `Range:
+  /// bytes=0-0`, up to `probesInFlight` at once; not `HEAD`, which corelibs' URLSession
+  /// waits on for the body its `Content-Length` announces): a redirect to its URL plus `/`
+  /// makes it a folder (`RedirectWalk.folder(after:of:)`); a file's `206` gives its exact
+  /// size (`Content-Range`) and mtime, as a listing that gives them would. A probe that
+  /// fails leaves the name a file, whose download then tells what is wrong.
+  static func resolving(_ names: [ListedName], in folder: URL, through client: ListingClient)
+    async -> [ListedName]
+  {
+    let asked = names.indices.filter { names[$0].mayBeFolder }
+    guard !asked.isEmpty else { return names }
+    var resolved = names
+    await withTaskGroup(of: (Int, ListedName).self) { group in
+      for (position, index) in asked.enumerated() {
+        if position >= probesInFlight, let (done, name) = await group.next() {
+          resolved[done] = name
+        }
+        let name = names[index]
+        group.addTask { (index, await probe(name, in: folder, through: client)) }
+      }
+      for await (done, name) in group { resolved[done] = name }
+    }
+    return resolved
+  }
+
+  /// `child` as its `HEAD` answers it (see `resolving`).
+  private static func probe(_ child: ListedName, in folder: URL, through client: ListingClient)
+    async -> ListedName
+  {
+    var name = child
+    name.mayBeFolder = false
+    guard name.name != "..", name.name != ".", !name.name.utf8.contains(UInt8(ascii: "/")),
+      let url = ListedName.url(of: name.name, isFolder: false, in: folder),
+      let answer = try? await client.fetch(
+        url, headers: [HTTPField("Range", "bytes=0-0")], handles: probeAnswers,
+        stopsAtFolderRedirect: true, limit: probeLimit)
+    else { return name }
+    let head = answer.head
+    if RedirectWalk.folder(after: head, of: url) != nil {
+      name.isFolder = true
+    } else if (200..<300).contains(head.status) {
+      if head.value(for: "Content-Encoding") == nil {
+        name.size =
+          head.status == 206
+          ? ContentRange(head.value(for: "Content-Range"))?.total : Int64(answer.body.count)
+      }
+      name.modified = head.value(for: "Last-Modified").flatMap(HTTPDate.parse)
+    }
+    return name
   }
 
   /// The page of `folder` that `children` make.

@@ -9,6 +9,11 @@ import Foundation
 /// transfer's own, and the URL sent never carries them. The transfer's own headers go only
 /// to its original origin: a hop to another scheme, host or port gets none. The request's
 /// `conditions` go to every hop, after the headers.
+///
+/// A redirect to exactly the URL plus `/` is how servers answer a folder asked without its
+/// trailing slash (h2o, whose index pages link folders so, Apache, nginx): `folder(after:of:)`
+/// reads it, and a request that `stopsAtFolderRedirect` ends at it, for its answer to say
+/// "folder".
 package struct RedirectWalk: Sendable {
   /// The request to send next.
   package private(set) var hop: TransferRequest
@@ -33,6 +38,9 @@ package struct RedirectWalk: Sendable {
   /// `false` when `response` is final. Throws `redirect_refused` for a redirect the policy
   /// refuses.
   package mutating func follow(after response: TransferResponse) throws(TransferError) -> Bool {
+    if hop.stopsAtFolderRedirect, Self.folder(after: response.head, of: hop.url) != nil {
+      return false
+    }
     switch policy.decide(
       head: response.head, current: hop.url, method: hop.method, isUpload: hop.body != nil,
       hops: hops)
@@ -51,5 +59,19 @@ package struct RedirectWalk: Sendable {
       hop.headers = (Origin(url) == Origin(originalURL) ? ownHeaders : []) + conditions
       return true
     }
+  }
+
+  /// The folder `url` names when `head` redirects it to exactly `url` plus `/` (the same
+  /// origin and path, no query): `url` without its trailing slash is that folder. `nil`
+  /// for any other answer.
+  package static func folder(after head: ResponseHead, of url: URL) -> URL? {
+    guard [301, 302, 303, 307, 308].contains(head.status),
+      let location = head.value(for: "Location")?.trimmingASCIIWhitespace(),
+      let target = URL(string: location, relativeTo: url)?.absoluteURL,
+      Origin(target) == Origin(url), target.query(percentEncoded: true) == nil,
+      url.query(percentEncoded: true) == nil,
+      target.path(percentEncoded: false) == url.path(percentEncoded: false) + "/"
+    else { return nil }
+    return target
   }
 }

@@ -57,6 +57,10 @@ public struct TransferRequest: Sendable {
   public var stallTimeout: Double
   /// Opening the connection (including TLS) may take at most this many seconds.
   public var connectTimeout: Double
+  /// Whether a redirect to exactly this URL plus `/` ends the exchange instead of being
+  /// followed, so that the answer tells a folder (`RedirectWalk.folder(after:of:)`): for a
+  /// listing that asks whether a name its page does not mark is a folder.
+  package var stopsAtFolderRedirect = false
 
   public init(
     url: URL, method: String = "GET", headers: [HTTPField] = [], range: ByteRange? = nil,
