@@ -16,7 +16,11 @@ struct EntryLocksTests {
     #expect(!FileManager.default.fileExists(atPath: directory.file(".haul")))
 
     #expect(first?.entryLocks.claim("a/f.bin") == true)
-    #expect(FileManager.default.fileExists(atPath: directory.file(".haul/entries.lock")))
+    let shard = EntryLocks.shard(of: EntryLocks.hash(of: "a/f.bin"))
+    let lockFile = ".haul/" + EntryLocks.fileName(shard: shard)
+    #expect(FileManager.default.fileExists(atPath: directory.file(lockFile)))
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.file(".haul"))
+    #expect(names == [EntryLocks.fileName(shard: shard)], "only the claim's own lock file is made")
     #expect(!second.entryLocks.claim("a/f.bin"))
     #expect(second.entryLocks.claim("a/g.bin"), "another entry is free")
     first?.entryLocks.release("a/f.bin")
@@ -28,6 +32,20 @@ struct EntryLocksTests {
     // Closing the lock file (as the kernel does for a process that ends) lets go.
     first = nil
     #expect(second.entryLocks.claim("a/f.bin"))
+  }
+
+  @Test func claims_spread_over_every_lock_file_and_each_excludes_another_opening() throws {
+    let directory = try TemporaryDirectory(prefix: "haul-entry-locks")
+    defer { directory.remove() }
+    let first = try OutputDirectory(path: directory.path)
+    let second = try OutputDirectory(path: directory.path)
+    let paths = (0..<2_000).map { "d/file-\($0).bin" }
+    for path in paths { #expect(first.entryLocks.claim(path)) }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.file(".haul"))
+    #expect(Set(names) == Set((0..<EntryLocks.shardCount).map(EntryLocks.fileName(shard:))))
+    for path in paths { #expect(!second.entryLocks.claim(path)) }
+    for path in paths { first.entryLocks.release(path) }
+    for path in paths { #expect(second.entryLocks.claim(path)) }
   }
 
   @Test func the_haul_folder_does_not_make_the_output_directory_count_as_used() throws {

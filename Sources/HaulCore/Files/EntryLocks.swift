@@ -9,25 +9,32 @@ import Synchronization
 /// Claims on the entries of one output directory, shared by every haul process writing
 /// there, so that two runs never transfer the same file at once.
 ///
-/// A claim is an open-file-description lock (`F_OFD_SETLK`) on one byte of the lock file
-/// `.haul/entries.lock`, at an offset given by a hash of the entry's path. The kernel drops
-/// every such lock when the process ends, however it ends (`kill -9` included), so no claim
-/// outlives its run, and a claim or a release is one `fcntl`. The lock file is opened on the
-/// first claim, so a run that downloads nothing (`verify`, uploads) creates no `.haul/`.
+/// A claim is an open-file-description lock (`F_OFD_SETLK`) on one byte of one of the lock
+/// files `.haul/entries-NN.lock` (`shardCount` of them), both chosen by a hash of the
+/// entry's path. The kernel drops every such lock when the process ends, however it ends
+/// (`kill -9` included), so no claim outlives its run, and a claim or a release is one
+/// `fcntl`. Why several files: the kernel keeps a file's locks in one list and walks all of
+/// it on every lock and unlock, and a run holds a claim for every entry it has read ahead
+/// (about sixteen per slot), so one file would make each `fcntl` cost grow with `-j`. A lock
+/// file is opened on the first claim that falls in it, so a run that downloads nothing
+/// (`verify`, uploads) creates no `.haul/`.
 ///
-/// Where the lock file cannot be made (a read-only folder, a symlink as `.haul`), every claim
-/// succeeds: such a run is as unprotected as one without claims, and a download there
+/// Where a lock file cannot be made (a read-only folder, a symlink as `.haul`), every claim
+/// in it succeeds: such a run is as unprotected as one without claims, and a download there
 /// fails on its own files anyway.
 ///
-/// Thread-safe: the descriptor is set once (atomically) and only passed to `fcntl`.
+/// Thread-safe: each descriptor is set once (atomically) and only passed to `fcntl`.
 package final class EntryLocks: Sendable {
-  /// The lock file's name in the output directory's `.haul` folder.
-  package static let fileName = "entries.lock"
+  /// How many lock files the claims are spread over: one for each value of a hash's top six
+  /// bits (`shard(of:)`), the count of `descriptors`.
+  package static let shardCount = 64
   /// The output directory's descriptor, kept open by its owner.
   private let root: Int32
-  /// The lock file's descriptor: `unopened` until the first claim, `unavailable` when it
-  /// could not be opened.
-  private let descriptor = Atomic<Int32>(EntryLocks.unopened)
+  /// Each lock file's descriptor: `unopened` until the first claim in it, `unavailable`
+  /// when it could not be opened.
+  private let descriptors: InlineArray<64, Atomic<Int32>> = InlineArray { _ in
+    Atomic(EntryLocks.unopened)
+  }
   private static let unopened: Int32 = -2
   private static let unavailable: Int32 = -1
 
@@ -41,23 +48,32 @@ package final class EntryLocks: Sendable {
   }
 
   deinit {
-    let fd = descriptor.load(ordering: .acquiring)
-    if fd >= 0 { close(fd) }
+    for shard in 0..<Self.shardCount {
+      let fd = descriptors[shard].load(ordering: .acquiring)
+      if fd >= 0 { close(fd) }
+    }
+  }
+
+  /// The name of lock file `shard` in the output directory's `.haul` folder.
+  package static func fileName(shard: Int) -> String {
+    shard < 10 ? "entries-0\(shard).lock" : "entries-\(shard).lock"
   }
 
   /// Claims the entry at `path` (relative to the output directory): `false` when another
   /// process holds it.
   package func claim(_ path: String) -> Bool {
-    guard let fd = lockFile() else { return true }
-    if Self.lock(fd, Self.writeLock, at: Self.offset(of: path)) == 0 { return true }
+    let hash = Self.hash(of: path)
+    guard let fd = lockFile(Self.shard(of: hash)) else { return true }
+    if Self.lock(fd, Self.writeLock, at: Self.offset(of: hash)) == 0 { return true }
     // Any other failure (a file system without such locks) is no one else's claim.
     return errno != EAGAIN && errno != EACCES
   }
 
   /// Lets go of the claim on `path` (nothing when this process holds none).
   package func release(_ path: String) {
-    guard let fd = lockFile() else { return }
-    _ = Self.lock(fd, Self.unlock, at: Self.offset(of: path))
+    let hash = Self.hash(of: path)
+    guard let fd = lockFile(Self.shard(of: hash)) else { return }
+    _ = Self.lock(fd, Self.unlock, at: Self.offset(of: hash))
   }
 
   private static func lock(_ fd: Int32, _ type: Int16, at offset: Int64) -> Int32 {
@@ -70,25 +86,35 @@ package final class EntryLocks: Sendable {
     return withUnsafeMutablePointer(to: &request) { fcntl(fd, setLock, $0) }
   }
 
-  /// The byte that stands for `path`: its 64-bit FNV-1a hash, kept below 2^62 so that the
-  /// offset and its one byte fit an `off_t`. Two paths of one run sharing a byte (about one
-  /// chance in 2^62 per pair) would only share their claim.
-  static func offset(of path: String) -> Int64 {
+  /// The 64-bit FNV-1a hash of `path`, which picks both its lock file and its byte.
+  package static func hash(of path: String) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in path.utf8 {
       hash ^= UInt64(byte)
       hash = hash &* 0x100_0000_01b3
     }
-    return Int64(hash & (1 << 62 - 1))
+    return hash
   }
 
-  /// The lock file's descriptor, opened (and `.haul` made) on first use; `nil` when it
+  /// The lock file of a path's `hash`: its top six bits.
+  package static func shard(of hash: UInt64) -> Int {
+    Int(hash >> 58)
+  }
+
+  /// The byte that stands for a path's `hash` in its lock file, kept below 2^62 so that the
+  /// offset and its one byte fit an `off_t`. Two paths of one run sharing a file and a byte
+  /// (about one chance in 2^62 per pair) would only share their claim.
+  static func offset(of hash: UInt64) -> Int64 {
+    Int64(hash & (1 << 62 - 1))
+  }
+
+  /// Lock file `shard`'s descriptor, opened (and `.haul` made) on first use; `nil` when it
   /// cannot be had.
-  private func lockFile() -> Int32? {
-    var fd = descriptor.load(ordering: .acquiring)
+  private func lockFile(_ shard: Int) -> Int32? {
+    var fd = descriptors[shard].load(ordering: .acquiring)
     if fd == Self.unopened {
-      let opened = Self.open(in: root)
-      let (exchanged, current) = descriptor.compareExchange(
+      let opened = Self.open(Self.fileName(shard: shard), in: root)
+      let (exchanged, current) = descriptors[shard].compareExchange(
         expected: Self.unopened, desired: opened, ordering: .acquiringAndReleasing)
       if !exchanged, opened >= 0 { close(opened) }
       fd = exchanged ? opened : current
@@ -96,13 +122,13 @@ package final class EntryLocks: Sendable {
     return fd >= 0 ? fd : nil
   }
 
-  /// Opens `.haul/entries.lock` below `root`, creating both, without following a symlink.
-  private static func open(in root: Int32) -> Int32 {
+  /// Opens `.haul/NAME` below `root`, creating both, without following a symlink.
+  private static func open(_ name: String, in root: Int32) -> Int32 {
     if mkdirat(root, ".haul", 0o777) != 0 && errno != EEXIST { return unavailable }
     let folder = openat(root, ".haul", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard folder >= 0 else { return unavailable }
     defer { close(folder) }
-    let fd = openat(folder, fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o666)
+    let fd = openat(folder, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o666)
     return fd >= 0 ? fd : unavailable
   }
 }
