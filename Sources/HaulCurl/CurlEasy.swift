@@ -13,6 +13,10 @@ final class CurlEasy {
   /// exchange, a plain GET, and not reset since), so the next exchange sets only its own.
   /// Saves a `curl_easy_reset` and a dozen options per small file.
   var holdsSharedOptions = false
+  /// Whether any transfer of this handle spoke HTTP/2: libcurl 7.88 then refuses
+  /// `CURLOPT_BUFFERSIZE` on it, so it must not be reset and set up again
+  /// (`CurlLoop.recycle`).
+  var spokeHTTP2 = false
   /// The exchange's URL, parsed (a `CURLU` handle reused across exchanges; libcurl copies
   /// it when the transfer starts).
   let url: OpaquePointer

@@ -211,14 +211,18 @@ final class CurlLoop {
     complete(exchange, result)
   }
 
-  /// Keeps a finished handle for the next exchange. A handle whose last transfer was HTTP/2
-  /// is not kept: libcurl 7.88 then refuses `CURLOPT_BUFFERSIZE` on it
-  /// (CURLE_BAD_FUNCTION_ARGUMENT), which would fail the next exchange before it starts.
+  /// Keeps a finished handle for the next exchange.
   ///
   /// `keepingOptions` skips the reset after a plain GET whose options were all set: the next
   /// exchange overwrites every option of its own, and the shared ones stay as they were.
+  /// A handle that ever spoke HTTP/2 is kept only so: libcurl 7.88 refuses
+  /// `CURLOPT_BUFFERSIZE` on it (CURLE_BAD_FUNCTION_ARGUMENT), which after a reset would fail
+  /// the next exchange before it starts, and a kept one never sets it again. Over HTTP/2,
+  /// where small files are streams of one connection, that spares each file a handle's
+  /// creation, its shared options and its cleanup.
   private func recycle(_ easy: CurlEasy, keepingOptions: Bool) {
-    let reusable = !easy.usedHTTP2
+    if easy.usedHTTP2 { easy.spokeHTTP2 = true }
+    let reusable = keepingOptions || !easy.spokeHTTP2
     if keepingOptions {
       easy.errorBuffer[0] = 0
       easy.holdsSharedOptions = true
