@@ -80,6 +80,11 @@ final class CurlEasy {
     return haul_easy_setopt_pointer(handle, CURLOPT_CURLU, UnsafeMutableRawPointer(url))
   }
 
+  /// Unsets a string option (libcurl's own default, a CA bundle say, included).
+  func clear(_ option: CURLoption) -> CURLcode {
+    haul_easy_setopt_string(handle, option, nil)
+  }
+
   func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) -> CURLcode {
     haul_easy_setopt_pointer(handle, option, pointer)
   }

@@ -33,6 +33,14 @@ struct CurlSettings: Sendable {
   /// The system's hashed CA directory (`CURLOPT_CAPATH`), used alongside the extra file so
   /// that `--cacert` adds to the system CAs instead of replacing them.
   var systemCAPath: String
+  /// Whether the system CAs are read from `systemCAPath` alone, without libcurl's default
+  /// bundle file (`CURLOPT_CAINFO`): set when libcurl was built with that directory and it
+  /// exists (Debian's libcurl names both, and `update-ca-certificates` fills both with the
+  /// same CAs). Why: with a CA directory set, libcurl 7.88 caches no certificate store
+  /// (`CURLOPT_CA_CACHE_TIMEOUT` needs a file alone), so given the bundle too it parses every
+  /// CA in it for each new TLS connection; from the directory it reads only the issuers a
+  /// server's chain names, as `--cacert` already does.
+  var systemCAsFromDirectory = false
 }
 
 extension CurlExchange {
@@ -119,6 +127,11 @@ extension CurlExchange {
       check(easy.set(CURLOPT_CAPATH, settings.systemCAPath))
       // An https proxy's own certificate is checked against the same CAs.
       check(easy.set(CURLOPT_PROXY_CAINFO, extra))
+      check(easy.set(CURLOPT_PROXY_CAPATH, settings.systemCAPath))
+    } else if settings.systemCAsFromDirectory {
+      check(easy.clear(CURLOPT_CAINFO))
+      check(easy.set(CURLOPT_CAPATH, settings.systemCAPath))
+      check(easy.clear(CURLOPT_PROXY_CAINFO))
       check(easy.set(CURLOPT_PROXY_CAPATH, settings.systemCAPath))
     }
     check(easy.set(CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)))

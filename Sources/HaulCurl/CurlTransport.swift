@@ -42,9 +42,12 @@ public final class CurlTransport: Transport, EngineTransport {
   public init(options: TransportOptions = .init()) {
     precondition(curlGlobalInitialization == CURLE_OK, "curl_global_init failed")
     let count = options.maxBytesPerSecond == nil ? max(1, options.loops) : 1
-    let settings = CurlSettings(
+    var settings = CurlSettings(
       proxyRules: options.proxyRules, extraCACertificates: options.extraCACertificates,
       systemCAPath: Self.systemCAPath)
+    settings.systemCAsFromDirectory =
+      Self.systemCADirectoryIsBuiltIn
+      && access(settings.systemCAPath, R_OK | X_OK) == 0
     maxHeaderBytes = options.maxHeaderBytes
     var mailboxes: [CurlMailbox] = []
     var threads: [pthread_t] = []
@@ -140,6 +143,11 @@ public final class CurlTransport: Transport, EngineTransport {
       })
     else { return }
     for handle in threads { pthread_join(handle, nil) }
+  }
+
+  /// Whether libcurl was built with a CA directory of its own (`--with-ca-path`).
+  private static var systemCADirectoryIsBuiltIn: Bool {
+    haul_curl_version_info_now()?.pointee.capath != nil
   }
 
   /// The system CA directory libcurl was built with (Debian: `/etc/ssl/certs`).
