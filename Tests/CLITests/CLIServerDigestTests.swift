@@ -254,14 +254,17 @@ struct CLIServerDigestTests {
     async throws
   {
     defer { cleanUp() }
-    // Given a segmented run killed once each segment saved 300,000 bytes (the probe and the
-    // four segments stall; later requests do not),
+    // Given a segmented run killed once each segment saved what came before its stall (the
+    // probe and the four segments stall; later requests do not),
     let size: Int64 = 8 << 20
     try writeManifest(
       [
         try line(
           "halted", size: size, seed: 57,
-          ["declare": "repr-sha-512", "stall": "300000", "stallSeconds": "120", "times": "5"])
+          [
+            "declare": "repr-sha-512", "stall": "\(SegmentTests.stallBytes)", "stallSeconds": "120",
+            "times": "5",
+          ])
       ], in: directory)
     // The stalls (and --timeout) outlast any late kill on a loaded machine.
     let arguments = runArguments(

@@ -62,11 +62,11 @@ struct SegmentTests {
     defer { cleanUp() }
     let size: Int64 = 8 << 20
     // The probe and the four segments of the first run (the first five requests) each get
-    // 300,000 bytes and then nothing for 120 s (longer than a loaded machine can delay the
+    // `stallBytes` and then nothing for 120 s (longer than a loaded machine can delay the
     // kill); later requests are served at full speed.
     let url = server.dataURL(
       "slow", size: size, seed: 62,
-      options: ["stall": "300000", "stallSeconds": "120", "times": "5"])
+      options: ["stall": "\(Self.stallBytes)", "stallSeconds": "120", "times": "5"])
     let sha = await Self.sha256(seed: 62, count: size)
     try writeManifest(
       [
@@ -88,7 +88,7 @@ struct SegmentTests {
     #expect(killedMidWay, "haul ended before it could be killed mid-way: \(killed.stderr)")
     let saved = try #require(Self.savedSegments(statePath))
     #expect(saved.count == 4)
-    #expect(saved.allSatisfy { $0.next == $0.start + 300_000 })
+    #expect(saved.allSatisfy { $0.next == $0.start + Self.stallBytes })
     let before = server.requests.count
 
     // when it runs again,
@@ -268,9 +268,12 @@ struct SegmentTests {
     "\"\(String(seed, radix: 16))-\(size)\""
   }
 
-  /// The segments recorded in the resume state at `path`, if it holds any.
+  /// Where a stalled segment of these tests stops: whole writes of the segment's sink
+  /// (`DownloadSink.writeSize`), so every byte the server sent is on disk and in the state.
+  static let stallBytes = 2 * Int64(DownloadSink.writeSize)
+
   /// SIGKILLs `running` once the state file at `statePath` records four segments that each
-  /// saved 300,000 bytes (or after 60 s), watched from a thread of its own; returns whether
+  /// saved `stallBytes` (or after 60 s), watched from a thread of its own; returns whether
   /// haul was still running when killed.
   @discardableResult
   static func killWhenEverySegmentSaved(_ running: RunningHaul, statePath: String) async -> Bool {
@@ -279,7 +282,7 @@ struct SegmentTests {
       {
         guard running.process.isRunning else { return true }
         guard let segments = savedSegments(statePath), segments.count == 4 else { return false }
-        return segments.allSatisfy { $0.next == $0.start + 300_000 }
+        return segments.allSatisfy { $0.next == $0.start + stallBytes }
       }, timeout: 60, every: 0.02,
       then: {
         alive.withLock { $0 = running.process.isRunning }
@@ -288,6 +291,7 @@ struct SegmentTests {
     return alive.withLock { $0 }
   }
 
+  /// The segments recorded in the resume state at `path`, if it holds any.
   static func savedSegments(_ path: String) -> [SegmentProgress]? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     return ResumeState.decode(Array(data))?.segments

@@ -7,25 +7,27 @@ import Synchronization
 #endif
 
 /// The partial file of a segmented download: where each segment has got to, and the digests
-/// of the whole file computed over its contiguous prefix as segments fill it.
+/// of the whole file (when it has any to compute) over its contiguous prefix as segments
+/// fill it.
 ///
 /// The segment that holds the prefix's frontier is hashed from memory as its bytes arrive;
 /// bytes other segments wrote ahead of the frontier are read back from the file (normally
-/// still in the page cache) by `catchUp()`, once, when the frontier reaches them.
+/// still in the page cache) by `catchUp()`, once, when the frontier reaches them. Without
+/// digests nothing is read back: `catchUp()` only moves the frontier over what is written.
 ///
 /// Thread-safe: segment sinks call `wrote` from transport threads while the entry's task
 /// calls `catchUp` and `progress`; all state is behind one lock, never held during I/O.
 package final class SegmentedFile: Sendable {
   package let fd: Int32
-  private let hasher: DigestSet
+  private let hasher: DigestSet?
   private let counter: ProgressCounter
   private let state: Mutex<(segments: [SegmentProgress], frontier: Int64, present: Int64)>
 
   /// - Parameters:
   ///   - segments: the plan, with the progress already on disk (a resume).
-  ///   - hasher: fresh digests; this object feeds them from byte 0.
+  ///   - hasher: fresh digests, which this object feeds from byte 0; `nil` computes none.
   package init(
-    fd: Int32, segments: [SegmentProgress], hasher: DigestSet, counter: ProgressCounter
+    fd: Int32, segments: [SegmentProgress], hasher: DigestSet?, counter: ProgressCounter
   ) {
     self.fd = fd
     self.hasher = hasher
@@ -47,7 +49,7 @@ package final class SegmentedFile: Sendable {
     let present = state.withLock { state in
       state.segments[index].next = offset + count
       if offset == state.frontier {
-        hasher.update(bytes)
+        hasher?.update(bytes)
         state.frontier += count
       }
       state.present += count
@@ -59,6 +61,16 @@ package final class SegmentedFile: Sendable {
   /// Hashes, from the file, whatever was written ahead of the frontier, until the frontier
   /// reaches bytes not yet written.
   package func catchUp() throws(TransferError) {
+    guard let hasher else {
+      state.withLock { state in
+        while let segment = state.segments.first(where: {
+          $0.start <= state.frontier && state.frontier < $0.next
+        }) {
+          state.frontier = segment.next
+        }
+      }
+      return
+    }
     let chunk = 4 << 20
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
     defer { buffer.deallocate() }
@@ -94,9 +106,14 @@ package final class SegmentedFile: Sendable {
 }
 
 /// Receives one segment's response: checks it is exactly the range asked for, then writes
-/// it at its offset through the shared `SegmentedFile`.
+/// it at its offset through the shared `SegmentedFile`, gathering the transport's chunks
+/// into `pwrite`s of `DownloadSink.writeSize` (libcurl hands out 16 KiB at a time). The
+/// segment's progress on disk, and so its resume state, counts only bytes written: call
+/// `flush()` when the exchange ends, whatever its outcome; the segment's last byte is
+/// written as it arrives.
 ///
-/// Threading as `ResponseSink` requires: one transport thread at a time.
+/// Threading as `ResponseSink` requires: one transport thread at a time; `flush()` after
+/// the exchange returned.
 final class SegmentSink: ResponseSink, @unchecked Sendable {
   private let file: SegmentedFile
   private let index: Int
@@ -106,7 +123,11 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
   /// The validator the segment's request sent as `If-Range`.
   private let ifRange: String?
   private(set) var plan: ResponseValidation.Plan?
+  /// The next byte of the body to arrive: the segment's end once it is complete.
   private(set) var offset: Int64
+  /// Bytes received but not yet written, allocated with the body's second chunk.
+  private var buffer: UnsafeMutableRawBufferPointer?
+  private var buffered = 0
   /// Why the segmented download must start over, when the server sent the whole resource or
   /// a range of another version (it changed, or it stopped honouring ranges or `If-Range`).
   /// The exchange is aborted with a `protocol` error of the same reason, which stays the
@@ -152,13 +173,50 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
 
   func receive(body: UnsafeRawBufferPointer) throws(TransferError) {
     guard !body.isEmpty else { return }
-    guard offset + Int64(body.count) <= (requested.end ?? total - 1) + 1 else {
+    let end = (requested.end ?? total - 1) + 1
+    guard offset + Int64(body.count) <= end else {
       throw TransferError(.protocol, "a segment's body is longer than its range")
     }
-    try FileErrors.pwriteAll(file.fd, body, at: offset, what: "cannot write the partial file")
-    file.wrote(segment: index, at: offset, body)
+    if buffered == 0, body.count >= DownloadSink.writeSize {
+      try write(body, at: offset)
+    } else {
+      let storage = buffer ?? .allocate(byteCount: DownloadSink.writeSize, alignment: 16)
+      buffer = storage
+      var taken = 0
+      while taken < body.count {
+        let count = min(storage.count - buffered, body.count - taken)
+        UnsafeMutableRawBufferPointer(rebasing: storage[buffered..<(buffered + count)])
+          .copyMemory(from: UnsafeRawBufferPointer(rebasing: body[taken..<(taken + count)]))
+        buffered += count
+        taken += count
+        if buffered == storage.count { try flush(endingAt: offset + Int64(taken)) }
+      }
+    }
     offset += Int64(body.count)
     counter.add(moved: Int64(body.count))
+    if offset == end { try flush() }
+  }
+
+  /// Writes every byte received and not yet written.
+  func flush() throws(TransferError) {
+    try flush(endingAt: offset)
+  }
+
+  /// Writes the buffer, whose last byte belongs just before `end`.
+  private func flush(endingAt end: Int64) throws(TransferError) {
+    guard buffered > 0, let buffer else { return }
+    let count = buffered
+    buffered = 0
+    try write(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: end - Int64(count))
+  }
+
+  private func write(_ bytes: UnsafeRawBufferPointer, at position: Int64) throws(TransferError) {
+    try FileErrors.pwriteAll(file.fd, bytes, at: position, what: "cannot write the partial file")
+    file.wrote(segment: index, at: position, bytes)
+  }
+
+  deinit {
+    buffer?.deallocate()
   }
 }
 

@@ -11,7 +11,8 @@ import Foundation
 /// validator (`If-Range`), each resumable on its own; every segment holds its own slot, so
 /// segments count against `-j` and `--per-host`.
 ///
-/// The file is always hashed (SHA-256, and every digest expected); the server's digests are
+/// The file is hashed as a single stream is (SHA-256 when a report or events show it, and
+/// every digest expected or declared; nothing when none is needed); the server's digests are
 /// those the probe's 206 declares (`Repr-Digest`, `Digest`, `x-goog-hash`,
 /// `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only), or from a server
 /// whose ranges carry none (`HeadDigestSource`), those a `HEAD` declares (`headDigests`);
@@ -109,8 +110,8 @@ extension EntryRunner {
       return .ended(.failure(Failure(error: error)))
     }
     defer { close(fd) }
-    let hasher =
-      DownloadAttempt.digests(for: entry, hashes: true, declared: state.server) ?? DigestSet([])
+    let hasher = DownloadAttempt.digests(
+      for: entry, hashes: options.digestsWithoutChecksum, declared: state.server)
     let file = SegmentedFile(fd: fd, segments: plan, hasher: hasher, counter: counter)
     do throws(TransferError) {
       try file.catchUp()
@@ -131,7 +132,7 @@ extension EntryRunner {
       guard file.frontier == total else {
         throw TransferError(.protocol, "segments ended at \(file.frontier) of \(total) bytes")
       }
-      let digests = hasher.finalize()
+      let digests = hasher?.finalize() ?? DigestValues()
       let verified: [String]
       switch DownloadAttempt.check(entry, server: state.server ?? [], digests) {
       case .success(let sources):
@@ -203,7 +204,15 @@ extension EntryRunner {
             ifRange: validator)
           let failure: Failure?
           do throws(TransferError) {
-            let response = try await send(request, for: entry, sink: sink)
+            let response: TransferResponse
+            do throws(TransferError) {
+              response = try await send(request, for: entry, sink: sink)
+            } catch {
+              // What arrived before the failure is kept for the next attempt.
+              try? sink.flush()
+              throw error
+            }
+            try sink.flush()
             if case .write = sink.plan {
               failure =
                 sink.offset == segment.end + 1
