@@ -9,27 +9,21 @@ import Foundation
 /// signed with that key, and a wrong signature is answered 403. Without Python or moto,
 /// `start` throws: the tests fail, they do not skip.
 public final class MotoFixture: Sendable {
-  /// The port moto listens on (127.0.0.1).
-  public let port: Int
   /// The access key moto knows.
   public let accessKeyID: String
   /// Its secret.
   public let secretAccessKey: String
-  private let process: Process
-  private let directory: TemporaryDirectory
+  private let server: LocalServer
 
+  /// The port moto listens on (127.0.0.1).
+  public var port: Int { server.port }
   /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.
-  public var endpoint: String { "http://127.0.0.1:\(port)" }
+  public var endpoint: String { server.endpoint }
 
-  private init(
-    port: Int, accessKeyID: String, secretAccessKey: String, process: Process,
-    directory: TemporaryDirectory
-  ) {
-    self.port = port
+  private init(server: LocalServer, accessKeyID: String, secretAccessKey: String) {
+    self.server = server
     self.accessKeyID = accessKeyID
     self.secretAccessKey = secretAccessKey
-    self.process = process
-    self.directory = directory
   }
 
   /// The scripts beside the tests.
@@ -73,18 +67,13 @@ public final class MotoFixture: Sendable {
       directory.remove()
       throw FixtureError("cannot run python3 -m moto.server: \(error)")
     }
+    let server = try LocalServer.listening(
+      process, port: port, directory: directory, name: "moto (install it with `make deps`)",
+      log: log)
     func fail(_ reason: String) -> FixtureError {
-      process.stop(grace: 3)
       let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-      directory.remove()
+      server.stop()
       return FixtureError("\(reason) (install it with `make deps`): \(text.suffix(2000))")
-    }
-    let deadline = Date().addingTimeInterval(30)
-    while !NginxFixture.canConnect(port: port) {
-      guard process.isRunning, Date() < deadline else {
-        throw fail("moto did not start listening on 127.0.0.1:\(port)")
-      }
-      usleep(50_000)
     }
     let setup = Process()
     setup.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -109,9 +98,7 @@ public final class MotoFixture: Sendable {
       let keys = try? JSONSerialization.jsonObject(with: data) as? [String: String],
       let id = keys["access_key"], let secret = keys["secret_key"]
     else { throw fail("\(setupScript) could not prepare moto") }
-    return MotoFixture(
-      port: port, accessKeyID: id, secretAccessKey: secret, process: process,
-      directory: directory)
+    return MotoFixture(server: server, accessKeyID: id, secretAccessKey: secret)
   }
 
   /// The environment of a haul run against this moto: its key, region `us-east-1`, and
@@ -128,12 +115,11 @@ public final class MotoFixture: Sendable {
   /// moto's request log so far: one line per answered request
   /// (`"PUT /bucket/key?partNumber=1&uploadId=… HTTP/1.1" 200 -`).
   public func requestLog() -> String {
-    (try? String(contentsOfFile: directory.file("moto.log"), encoding: .utf8)) ?? ""
+    (try? String(contentsOfFile: server.directory.file("moto.log"), encoding: .utf8)) ?? ""
   }
 
   /// Stops moto (SIGTERM, SIGKILL after 3 s) and removes its directory.
   public func stop() {
-    process.stop(grace: 3)
-    directory.remove()
+    server.stop()
   }
 }

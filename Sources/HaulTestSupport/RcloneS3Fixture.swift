@@ -9,27 +9,24 @@ import Foundation
 /// scripts no errors: the failure cases stay with moto and the fault server. Without the
 /// wheel, `start` throws: the tests fail, they do not skip.
 public final class RcloneS3Fixture: Sendable {
-  /// The port rclone listens on (127.0.0.1).
-  public let port: Int
   /// The access key rclone accepts.
   public let accessKeyID = "haul-test-key"
   /// Its secret.
   public let secretAccessKey = "haul-test-secret"
-  private let process: Process
-  private let directory: TemporaryDirectory
+  private let server: LocalServer
 
+  /// The port rclone listens on (127.0.0.1).
+  public var port: Int { server.port }
   /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.
-  public var endpoint: String { "http://127.0.0.1:\(port)" }
+  public var endpoint: String { server.endpoint }
 
-  private init(port: Int, process: Process, directory: TemporaryDirectory) {
-    self.port = port
-    self.process = process
-    self.directory = directory
+  private init(server: LocalServer) {
+    self.server = server
   }
 
   /// The file an object of `bucket` under `key` is stored in.
   public func objectPath(bucket: String, key: String) -> String {
-    directory.file("data/\(bucket)/\(key)")
+    server.directory.file("data/\(bucket)/\(key)")
   }
 
   /// Starts rclone with `buckets` (empty), runs `body` with it, and stops it however `body`
@@ -85,23 +82,13 @@ public final class RcloneS3Fixture: Sendable {
       directory.remove()
       throw FixtureError("cannot run \(binary) serve s3: \(error)")
     }
-    let deadline = Date().addingTimeInterval(30)
-    while !NginxFixture.canConnect(port: port) {
-      guard process.isRunning, Date() < deadline else {
-        process.stop(grace: 3)
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        directory.remove()
-        throw FixtureError(
-          "rclone serve s3 did not start listening on 127.0.0.1:\(port): \(text.suffix(2000))")
-      }
-      usleep(50_000)
-    }
-    return RcloneS3Fixture(port: port, process: process, directory: directory)
+    return RcloneS3Fixture(
+      server: try LocalServer.listening(
+        process, port: port, directory: directory, name: "rclone serve s3", log: log))
   }
 
   /// Stops rclone (SIGTERM, SIGKILL after 3 s) and removes its folder.
   public func stop() {
-    process.stop(grace: 3)
-    directory.remove()
+    server.stop()
   }
 }

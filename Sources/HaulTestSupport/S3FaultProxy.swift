@@ -5,18 +5,15 @@ import Foundation
 /// several are in flight at once; it logs every request with the part uploads in flight when
 /// it arrived. The upstream still checks SigV4: the proxy forwards the client's `Host`.
 public final class S3FaultProxy: Sendable {
+  private let server: LocalServer
+
   /// The port the proxy listens on (127.0.0.1).
-  public let port: Int
-  private let process: Process
-  private let directory: TemporaryDirectory
-
+  public var port: Int { server.port }
   /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.
-  public var endpoint: String { "http://127.0.0.1:\(port)" }
+  public var endpoint: String { server.endpoint }
 
-  private init(port: Int, process: Process, directory: TemporaryDirectory) {
-    self.port = port
-    self.process = process
-    self.directory = directory
+  private init(server: LocalServer) {
+    self.server = server
   }
 
   static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -43,31 +40,21 @@ public final class S3FaultProxy: Sendable {
   {
     let directory = try TemporaryDirectory(prefix: "haul-s3-proxy")
     let port = try NginxFixture.freePort()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "python3", script, "\(port)", "\(upstream)", "\(failedCompletions)", "\(barrier)",
-      directory.file("requests.log"),
-    ]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    let process: Process
     do {
-      try process.run()
+      process = try Process.daemon(
+        "/usr/bin/env",
+        [
+          "python3", script, "\(port)", "\(upstream)", "\(failedCompletions)", "\(barrier)",
+          directory.file("requests.log"),
+        ])
     } catch {
       directory.remove()
       throw FixtureError("cannot run python3 \(script): \(error)")
     }
-    let deadline = Date().addingTimeInterval(30)
-    while !NginxFixture.canConnect(port: port) {
-      guard process.isRunning, Date() < deadline else {
-        process.stop(grace: 3)
-        directory.remove()
-        throw FixtureError("the S3 fault proxy did not start listening on 127.0.0.1:\(port)")
-      }
-      usleep(50_000)
-    }
-    return S3FaultProxy(port: port, process: process, directory: directory)
+    return S3FaultProxy(
+      server: try LocalServer.listening(
+        process, port: port, directory: directory, name: "the S3 fault proxy"))
   }
 
   /// One request the proxy answered.
@@ -82,7 +69,8 @@ public final class S3FaultProxy: Sendable {
 
   /// Every request answered so far, in the order the answers went out.
   public func requests() -> [Request] {
-    let text = (try? String(contentsOfFile: directory.file("requests.log"), encoding: .utf8)) ?? ""
+    let log = server.directory.file("requests.log")
+    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     return text.split(separator: "\n").compactMap { line in
       let fields = line.split(separator: " ")
       guard fields.count == 4, let status = Int(fields[2]), let inFlight = Int(fields[3]) else {
@@ -96,7 +84,6 @@ public final class S3FaultProxy: Sendable {
 
   /// Stops the proxy (SIGTERM, SIGKILL after 3 s) and removes its folder.
   public func stop() {
-    process.stop(grace: 3)
-    directory.remove()
+    server.stop()
   }
 }
