@@ -99,18 +99,15 @@ extension NginxFixture {
 
   /// Makes a self-signed certificate for `127.0.0.1` (`cert.pem`, `key.pem`) with openssl.
   static func makeCertificate(in directory: TemporaryDirectory) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-      "-keyout", directory.file("key.pem"), "-out", directory.file("cert.pem"),
-    ]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    let process: Process
     do {
-      try process.run()
+      process = try Process.daemon(
+        "/usr/bin/openssl",
+        [
+          "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+          "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+          "-keyout", directory.file("key.pem"), "-out", directory.file("cert.pem"),
+        ])
     } catch {
       throw FixtureError(
         "cannot run /usr/bin/openssl (install the Debian package `openssl`): \(error)")

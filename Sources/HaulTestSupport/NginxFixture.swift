@@ -92,13 +92,7 @@ public final class NginxFixture: Sendable {
   /// Stops nginx (SIGTERM; SIGKILL to it and its workers after 3 s) and removes its
   /// directory. Idempotent.
   public func stop() {
-    guard
-      let process = process.withLock({ p -> Process? in
-        defer { p = nil }; return p
-      })
-    else {
-      return
-    }
+    guard let process = process.take() else { return }
     if process.isRunning {
       let pid = process.processIdentifier
       let workers = Self.children(of: pid)
@@ -158,20 +152,16 @@ public final class NginxFixture: Sendable {
   static func freePort() throws -> Int { try RefusingPort().port }
 
   private static func launch(in directory: TemporaryDirectory) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = [
-      "-p", directory.path, "-c", directory.file("nginx.conf"), "-e", directory.file("error.log"),
-    ]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
     do {
-      try process.run()
+      return try Process.daemon(
+        binary,
+        [
+          "-p", directory.path, "-c", directory.file("nginx.conf"), "-e",
+          directory.file("error.log"),
+        ])
     } catch {
       throw FixtureError("cannot run \(binary): \(error)")
     }
-    return process
   }
 
   /// Waits until this nginx holds its ports: it has written its pid file (`wrotePidFile`)

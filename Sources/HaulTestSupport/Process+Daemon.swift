@@ -5,8 +5,8 @@ import Foundation
 #endif
 
 extension Process {
-  /// Starts `binary` with `arguments` as a fixture's daemon: no standard input, its output
-  /// discarded (the fixtures read the daemons' own log files).
+  /// Starts `binary` with `arguments` as a fixture's daemon or helper command: no standard
+  /// input, its output discarded (the fixtures read the daemons' own log files).
   static func daemon(_ binary: String, _ arguments: [String]) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)

@@ -128,11 +128,7 @@ public final class TinyproxyFixture: Sendable {
   /// Stops tinyproxy (SIGTERM, SIGKILL after 0.5 s: it keeps no state worth a clean exit)
   /// and removes its directory. Idempotent.
   public func stop() {
-    guard
-      let process = process.withLock({ p -> Process? in
-        defer { p = nil }; return p
-      })
-    else { return }
+    guard let process = process.take() else { return }
     process.stop(grace: 0.5)
     directory.remove()
   }
