@@ -25,14 +25,16 @@ import Synchronization
 ///
 /// Thread-safe: each descriptor is set once (atomically) and only passed to `fcntl`.
 package final class EntryLocks: Sendable {
-  /// How many lock files the claims are spread over: one for each value of a hash's top six
-  /// bits (`shard(of:)`), the count of `descriptors`.
-  package static let shardCount = 64
+  /// How many lock files the claims are spread over: one for each value of a hash's top four
+  /// bits (`shard(of:)`), the count of `descriptors`. Enough that each file's list stays
+  /// short at `-j 256` (a few hundred claims), few enough that the descriptors fit in
+  /// `FileLimits.reserve` beside the run's others.
+  package static let shardCount = 16
   /// The output directory's descriptor, kept open by its owner.
   private let root: Int32
   /// Each lock file's descriptor: `unopened` until the first claim in it, `unavailable`
   /// when it could not be opened.
-  private let descriptors: InlineArray<64, Atomic<Int32>> = InlineArray { _ in
+  private let descriptors: InlineArray<16, Atomic<Int32>> = InlineArray { _ in
     Atomic(EntryLocks.unopened)
   }
   private static let unopened: Int32 = -2
@@ -96,9 +98,9 @@ package final class EntryLocks: Sendable {
     return hash
   }
 
-  /// The lock file of a path's `hash`: its top six bits.
+  /// The lock file of a path's `hash`: its top four bits.
   package static func shard(of hash: UInt64) -> Int {
-    Int(hash >> 58)
+    Int(hash >> 60)
   }
 
   /// The byte that stands for a path's `hash` in its lock file, kept below 2^62 so that the

@@ -11,7 +11,8 @@ package enum FileLimits {
   /// and the folders of entries waiting in the scheduler's window (a few per slot).
   package static let perTransfer = 6
   /// Descriptors kept for everything else (standard streams, the manifest, the report,
-  /// curl's wakeup pipe, the output's kept folders (`FolderCache.capacity`), slack).
+  /// curl's wakeup pipe, the output's kept folders (`FolderCache.capacity`), the entry
+  /// claims' lock files (`EntryLocks.shardCount`), slack).
   package static let reserve = 64
 
   /// Raises the soft limit so that `concurrency` transfers fit, if the hard limit allows;
