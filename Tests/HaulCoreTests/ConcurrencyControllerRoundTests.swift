@@ -216,6 +216,42 @@ struct ConcurrencyControllerRoundTests {
     #expect(controller.limit == 100)
   }
 
+  /// A folder being listed: the first answer says HTTP/2 while little waits; `unbound`
+  /// tells the controller of seconds in which nothing waited for a slot; then the listing
+  /// fills the level, which answers a whole level within 0.1 s. Returns the changes then.
+  func jumpJudgedAfterAnUnboundStretch(
+    _ unbound: (inout ConcurrencyController) -> Void
+  ) -> (changes: [Int], controller: ConcurrencyController) {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    _ = controller.multiplexing(streams: 800, now: 0.04, bytes: 0)
+    for _ in 0..<16 {
+      _ = controller.answered(answer: 0.04, started: 0, now: 0.04, bytes: 0, bound: true)
+    }
+    unbound(&controller)
+    var changes: [Int] = []
+    for _ in 0..<256 {
+      let change = controller.answered(
+        answer: 0.05, started: 4.96, now: 5.05, bytes: 0, bound: true)
+      if let change { changes.append(change) }
+    }
+    return (changes, controller)
+  }
+
+  @Test func a_jump_is_judged_over_the_stretch_where_its_level_bounds_the_run() {
+    // Counted from the jump, 256 answers in 5 s would be slower than 16's 400 a second.
+    let byAnswer = jumpJudgedAfterAnUnboundStretch {
+      _ = $0.answered(answer: 0.04, started: 4.9, now: 4.95, bytes: 0, bound: false)
+    }
+    #expect(byAnswer.changes.isEmpty)
+    #expect(byAnswer.controller.limit == 256)
+    #expect(byAnswer.controller.phase == .holding(windowsLeft: 8))
+    let byTick = jumpJudgedAfterAnUnboundStretch {
+      _ = $0.tick(now: 4.95, bytes: 0, bound: false)
+    }
+    #expect(byTick.changes.isEmpty)
+    #expect(byTick.controller.limit == 256)
+  }
+
   @Test func pushback_after_a_jump_halves_the_new_level_and_holds() {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     #expect(controller.multiplexing(streams: 800, now: 0.04, bytes: 0) == 256)

@@ -18,10 +18,10 @@
 /// connection, and the server caps them itself, so the level jumps at once to the streams
 /// its connections allow (`multiplexing`). The answers of transfers started before the jump
 /// still judge the level left; once a whole level of transfers started at the new one has
-/// answered, the jump is kept only if their answers per second since the jump beat the
-/// level left's estimate by `keepGain`, else the level goes back and holds, as after any
-/// step that did not pay (a server that slows every answer alike, or queues what it cannot
-/// serve).
+/// answered, the jump is kept only if their answers per second (while the level bounds the
+/// run) beat the level left's estimate by `keepGain`, else the level goes back and holds, as
+/// after any step that did not pay (a server that slows every answer alike, or queues what
+/// it cannot serve).
 ///
 /// Only a level that bounds the run is judged: while no transfer waits for a slot of the
 /// global limit (the manifest is ending, or per-host limits bound the run) nothing is
@@ -143,6 +143,10 @@ package struct ConcurrencyController: Sendable, Hashable {
     var limit: Int
     var since: Double
     var answers: [Double]
+    /// Since when the new level has bound the run without a break: its answers per second
+    /// count from then, so that a stretch with nothing waiting (a listing still being read)
+    /// is not taken for slow answers.
+    var boundSince: Double
   }
 
   /// A controller with the default configuration below `ceiling`, from a run's start.
@@ -169,7 +173,11 @@ package struct ConcurrencyController: Sendable, Hashable {
   package mutating func answered(
     answer: Double, started: Double, now: Double, bytes: Int64, bound: Bool
   ) -> Int? {
-    guard case .growing = phase, bound else { return nil }
+    guard case .growing = phase else { return nil }
+    guard bound else {
+      restartJudging(now: now)
+      return nil
+    }
     guard started >= changedAt else {
       if jumpedFrom.map({ started >= $0.since }) == true {
         jumpedFrom?.answers.append(max(answer, 1e-6))
@@ -180,7 +188,7 @@ package struct ConcurrencyController: Sendable, Hashable {
     if let jumped = jumpedFrom {
       guard round.count >= max(configuration.minimumRound, limit) else { return nil }
       jumpedFrom = nil
-      let rate = Double(round.count) / max(now - changedAt, 1e-6)
+      let rate = Double(round.count) / max(now - jumped.boundSince, 1e-6)
       return judgeJump(from: jumped, rate: rate, now: now, bytes: bytes)
     }
     guard round.count >= max(configuration.minimumRound, limit / configuration.roundDivisor)
@@ -206,7 +214,7 @@ package struct ConcurrencyController: Sendable, Hashable {
   package mutating func multiplexing(streams: Int, now: Double, bytes: Int64) -> Int? {
     let target = min(streams, configuration.ceiling)
     guard case .growing = phase, jumpedFrom == nil, target > limit else { return nil }
-    let left = Jump(limit: limit, since: changedAt, answers: round)
+    let left = Jump(limit: limit, since: changedAt, answers: round, boundSince: now)
     previousRound = nil
     phase = .growing(previous: nil)
     let changed = change(to: target, now: now, bytes: bytes)
@@ -214,8 +222,16 @@ package struct ConcurrencyController: Sendable, Hashable {
     return changed
   }
 
+  /// The level does not bound the run now: a jump's answers per second count again from
+  /// the next moment it does.
+  private mutating func restartJudging(now: Double) {
+    guard jumpedFrom != nil else { return }
+    jumpedFrom?.boundSince = now
+    round.removeAll(keepingCapacity: true)
+  }
+
   /// The level jumped to has answered a whole level's worth of transfers started at it, at
-  /// `rate` answers per second since the jump: keep it if that beats the level left's
+  /// `rate` answers per second while it bound the run: keep it if that beats the level left's
   /// estimate by `keepGain`, else go back there. Either way the level holds.
   ///
   /// Why a whole level and a rate, not a quarter and a median as a step of the climb: the
@@ -251,7 +267,7 @@ package struct ConcurrencyController: Sendable, Hashable {
   /// global slot with every slot taken. Returns the new limit when it changed.
   package mutating func tick(now: Double, bytes: Int64, bound: Bool) -> Int? {
     window.ticks += 1
-    if bound { window.boundTicks += 1 }
+    if bound { window.boundTicks += 1 } else { restartJudging(now: now) }
     if overloaded {
       overloaded = false
       let lowered = max(configuration.floor, limit / 2)
