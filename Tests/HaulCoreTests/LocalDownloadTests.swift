@@ -17,6 +17,26 @@ struct LocalDownloadTests {
     output = try OutputDirectory(path: directory.path)
   }
 
+  @Test func a_folder_read_once_tells_whether_any_partial_is_pending_in_it() throws {
+    defer { directory.remove() }
+    // Given a folder found in place with finished files only, and one with a partial too
+    for path in ["clean/a.bin", "clean/b.bin", "busy/a.bin", "busy/b.bin.haul-partial"] {
+      try FileManager.default.createDirectory(
+        atPath: directory.file((path as NSString).deletingLastPathComponent),
+        withIntermediateDirectories: true)
+      #expect(FileManager.default.createFile(atPath: directory.file(path), contents: Data()))
+    }
+    let found = try OutputDirectory(path: directory.path)
+    // Then only the second may have a partial, and the one there is found
+    let clean = try LocalDownload(directory: found, path: "clean/a.bin", durable: false)
+    #expect(!clean.mayHavePartial)
+    let busy = try LocalDownload(directory: found, path: "busy/b.bin", durable: false)
+    #expect(busy.mayHavePartial)
+    #expect(busy.partial() != nil)
+    // And a file in the output directory itself is always looked for
+    #expect(try LocalDownload(directory: found, path: "top.bin", durable: false).mayHavePartial)
+  }
+
   @Test func state_round_trips_and_a_damaged_file_reads_as_none() throws {
     defer { directory.remove() }
     let local = try LocalDownload(directory: output, path: "a/f.bin", durable: true)

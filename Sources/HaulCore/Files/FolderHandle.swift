@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -7,13 +9,15 @@
 /// An open folder below the output directory, shared by every download whose file it holds;
 /// closed when the last holder lets go.
 ///
-/// Threading: immutable; the descriptor is only passed to `*at` calls, which any thread may
-/// make at once.
+/// Threading: the descriptor is only passed to `*at` calls, which any thread may make at
+/// once; `heldPartials` is read once, under a lock.
 package final class FolderHandle: Sendable {
   /// The folder's descriptor, opened without following a symlink on the way.
   package let descriptor: Int32
   /// Whether this run created the folder, so that it holds only files this run writes.
   package let createdByRun: Bool
+  /// `heldPartials`, once read.
+  private let partials = Mutex<Bool?>(nil)
 
   init(_ descriptor: Int32, createdByRun: Bool) {
     self.descriptor = descriptor
@@ -21,6 +25,37 @@ package final class FolderHandle: Sendable {
   }
 
   deinit { close(descriptor) }
+
+  /// Whether the folder held any partial file (`NAME.haul-partial`) when this was first
+  /// asked: one read of the folder's names, so that the skip checks of the files in place
+  /// in a folder without partials look for none (one `fstatat` per file instead of two).
+  /// A name that cannot be read counts as a partial.
+  package var heldPartials: Bool {
+    partials.withLock { known in
+      if let known { return known }
+      let found = Self.holdsPartial(descriptor)
+      known = found
+      return found
+    }
+  }
+
+  private static func holdsPartial(_ folder: Int32) -> Bool {
+    let copy = openat(folder, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard copy >= 0, let stream = fdopendir(copy) else {
+      if copy >= 0 { close(copy) }
+      return true
+    }
+    defer { closedir(stream) }
+    let suffix = Array(PartialNames.partialSuffix.utf8)
+    while let entry = readdir(stream) {
+      let found = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        let name = raw.prefix { $0 != 0 }
+        return name.count > suffix.count && name.suffix(suffix.count).elementsEqual(suffix)
+      }
+      if found { return true }
+    }
+    return false
+  }
 }
 
 /// The folders opened for the latest paths, by their path relative to the output directory.

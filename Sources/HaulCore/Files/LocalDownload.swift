@@ -96,6 +96,11 @@ package final class LocalDownload: @unchecked Sendable {
   /// The partial file's metadata.
   package func partial() -> FileStatus? { FileStatus.lstat(parent, partialName) }
 
+  /// Whether a partial file may be pending: `false` when the destination's folder (below the
+  /// output directory) held no partial at all when first looked at
+  /// (`FolderHandle.heldPartials`), so that `partial()` need not be asked.
+  package var mayHavePartial: Bool { folder?.heldPartials ?? true }
+
   /// The resume state, or `nil` when absent or damaged.
   package func readState() -> ResumeState? {
     let fd = openat(parent, stateName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)

@@ -13,9 +13,20 @@ import Foundation
 /// in the run's `ListingTally` as the page is listed, so that the progress totals grow with
 /// the listing, whichever lister it is.
 ///
+/// The first pages of the next `pagesAhead` folders waiting to be listed are asked for ahead,
+/// while the current page is handed out, so that a tree of many small folders is not listed
+/// one round trip at a time; they are still taken in order, so what is handed out and how
+/// loops are found do not change, and at most `pagesAhead` pages more are held.
+///
 /// Not thread-safe: the feeder alone pulls.
 struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
   typealias Item = ListingItem
+
+  /// How many waiting folders' first pages are asked for ahead of their turn.
+  static var pagesAhead: Int { 8 }
+
+  /// A first page asked for ahead.
+  private typealias Ahead = Task<Result<ListingPage, TransferError>, Never>
 
   /// The tree being listed.
   private struct Walk {
@@ -31,6 +42,8 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     var continuation: (folder: ListedFolder, cursor: String)?
     /// The ancestors' fingerprints of the folder being listed.
     var ancestors: [Int] = []
+    /// The first pages of waiting folders asked for ahead, by folder URL.
+    var ahead: [String: Ahead] = [:]
   }
 
   private var base: Base
@@ -90,11 +103,18 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     } else {
       return
     }
-    let listed: ListingPage
-    do throws(TransferError) {
-      listed = try await walk.lister.page(
+    let answer: Result<ListingPage, TransferError>
+    if cursor == nil, let asked = walk.ahead.removeValue(forKey: folder.url.absoluteString) {
+      answer = await asked.value
+    } else {
+      answer = await walk.lister.result(
         of: folder, after: cursor, through: ListingClient(runner: runner, entry: walk.entry))
-    } catch {
+    }
+    defer { askAhead(&walk) }
+    let listed: ListingPage
+    switch answer {
+    case .success(let value): listed = value
+    case .failure(let error):
       page.append(.ended(ListingItem.folderEntry(folder, of: walk.entry), error))
       runner.state.listing.add(page[page.count - 1])
       return
@@ -124,6 +144,31 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       guard let item = ListingItem(file, of: walk.entry, folders: folders) else { continue }
       page.append(item)
       runner.state.listing.add(item)
+    }
+  }
+
+  /// Asks for the first pages of the next `pagesAhead` waiting folders (the last ones of
+  /// `pending`) that are not asked for yet; none while a folder's next page comes first.
+  private func askAhead(_ walk: inout Walk) {
+    guard walk.continuation == nil else { return }
+    for (folder, _) in walk.pending.suffix(Self.pagesAhead).reversed() {
+      let key = folder.url.absoluteString
+      guard walk.ahead[key] == nil else { continue }
+      let (lister, client) = (walk.lister, ListingClient(runner: runner, entry: walk.entry))
+      walk.ahead[key] = Task { await lister.result(of: folder, after: nil, through: client) }
+    }
+  }
+}
+
+extension FolderLister {
+  /// `page(of:after:through:)` as a result.
+  fileprivate func result(
+    of folder: ListedFolder, after cursor: String?, through client: ListingClient
+  ) async -> Result<ListingPage, TransferError> {
+    do throws(TransferError) {
+      return .success(try await page(of: folder, after: cursor, through: client))
+    } catch {
+      return .failure(error)
     }
   }
 }

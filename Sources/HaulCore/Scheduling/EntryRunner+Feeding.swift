@@ -122,7 +122,7 @@ extension EntryRunner {
         destination.size
       )
     }
-    if entry.size == nil && local.partial() != nil { return nil }
+    if entry.size == nil && local.mayHavePartial && local.partial() != nil { return nil }
     return (AttemptSuccess(), destination.size)
   }
 }
