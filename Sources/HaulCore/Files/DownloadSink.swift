@@ -55,11 +55,9 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   package static let backgroundDigestThreshold: Int64 = 4 << 20
   /// Bytes present in the partial file: the resumed prefix plus what arrived.
   package let progress: ProgressCounter
-  /// Bytes accepted but not yet written, coalesced so that the file sees few large writes
-  /// instead of one per transport chunk (libcurl 7.88 hands out at most 16 KiB at a time);
-  /// allocated only for a body that does not arrive whole in one chunk.
-  private var buffer: UnsafeMutableRawBufferPointer?
-  private var buffered = 0
+  /// Bytes accepted but not yet written; its buffer is allocated only for a body that does
+  /// not arrive whole in one chunk.
+  private var gather = BodyGather()
   /// The file offset of the first buffered byte: everything before it is on disk.
   private var bufferStart: Int64
 
@@ -198,10 +196,13 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
     }
     if digestWorker == nil { hasher?.update(body) }
     let end = offset + Int64(body.count)
-    if buffered == 0, body.count >= Self.gatherSize || total == end {
+    if gather.count == 0, body.count >= Self.gatherSize || total == end {
       try write(body, at: offset)
     } else {
-      try append(body)
+      let remaining = total.map { max(0, $0 - offset) } ?? Int64(Self.gatherSize)
+      try gather.append(
+        body, capacity: Int(min(Int64(Self.gatherSize), max(remaining, Int64(body.count)))),
+        write: writeGathered)
     }
     offset = end
     written += Int64(body.count)
@@ -212,10 +213,12 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   /// Writes every buffered byte to the file. Call when the exchange ended, whatever its
   /// outcome, so a failed transfer keeps all it received for the next attempt.
   package func flush() throws(TransferError) {
-    guard buffered > 0, let buffer else { return }
-    let count = buffered
-    buffered = 0
-    try write(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: bufferStart)
+    try gather.drain(writeGathered)
+  }
+
+  /// Writes gathered bytes where they belong: at the first byte not yet on disk.
+  private func writeGathered(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+    try write(bytes, at: bufferStart)
   }
 
   private func write(_ bytes: UnsafeRawBufferPointer, at position: Int64) throws(TransferError) {
@@ -244,29 +247,6 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
     total.map { end < $0 } ?? true
   }
 
-  /// Copies `body` into the buffer, writing the buffer out each time it fills.
-  private func append(_ body: UnsafeRawBufferPointer) throws(TransferError) {
-    let storage: UnsafeMutableRawBufferPointer
-    if let buffer {
-      storage = buffer
-    } else {
-      let remaining = total.map { max(0, $0 - offset) } ?? Int64(Self.gatherSize)
-      storage = .allocate(
-        byteCount: Int(min(Int64(Self.gatherSize), max(remaining, Int64(body.count)))),
-        alignment: 16)
-      buffer = storage
-    }
-    var taken = 0
-    while taken < body.count {
-      let count = min(storage.count - buffered, body.count - taken)
-      UnsafeMutableRawBufferPointer(rebasing: storage[buffered..<(buffered + count)])
-        .copyMemory(from: UnsafeRawBufferPointer(rebasing: body[taken..<(taken + count)]))
-      buffered += count
-      taken += count
-      if buffered == storage.count { try flush() }
-    }
-  }
-
   /// Whether this sink computes a digest (known once the response head arrived).
   package var hashes: Bool { hasher != nil }
 
@@ -292,6 +272,6 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
 
   deinit {
     digestWorker?.abandon()
-    buffer?.deallocate()
+    gather.deallocate()
   }
 }

@@ -125,9 +125,9 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
   private(set) var plan: ResponseValidation.Plan?
   /// The next byte of the body to arrive: the segment's end once it is complete.
   private(set) var offset: Int64
-  /// Bytes received but not yet written, allocated with the body's second chunk.
-  private var buffer: UnsafeMutableRawBufferPointer?
-  private var buffered = 0
+  /// Bytes received but not yet written, from `bufferStart` on.
+  private var gather = BodyGather()
+  private var bufferStart: Int64
   /// Why the segmented download must start over, when the server sent the whole resource or
   /// a range of another version (it changed, or it stopped honouring ranges or `If-Range`).
   /// The exchange is aborted with a `protocol` error of the same reason, which stays the
@@ -145,6 +145,7 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
     self.counter = counter
     self.ifRange = ifRange
     self.offset = requested.start
+    self.bufferStart = requested.start
   }
 
   func receive(head: ResponseHead) throws(TransferError) -> Bool {
@@ -158,6 +159,7 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
       throw restart(because: "the server sent a range of another version")
     case .write(let offset, _, _):
       self.offset = offset
+      self.bufferStart = offset
       return true
     case .fail(let error):
       throw error
@@ -177,20 +179,10 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
     guard offset + Int64(body.count) <= end else {
       throw TransferError(.protocol, "a segment's body is longer than its range")
     }
-    if buffered == 0, body.count >= DownloadSink.writeSize {
+    if gather.count == 0, body.count >= DownloadSink.writeSize {
       try write(body, at: offset)
     } else {
-      let storage = buffer ?? .allocate(byteCount: DownloadSink.writeSize, alignment: 16)
-      buffer = storage
-      var taken = 0
-      while taken < body.count {
-        let count = min(storage.count - buffered, body.count - taken)
-        UnsafeMutableRawBufferPointer(rebasing: storage[buffered..<(buffered + count)])
-          .copyMemory(from: UnsafeRawBufferPointer(rebasing: body[taken..<(taken + count)]))
-        buffered += count
-        taken += count
-        if buffered == storage.count { try flush(endingAt: offset + Int64(taken)) }
-      }
+      try gather.append(body, capacity: DownloadSink.writeSize, write: writeGathered)
     }
     offset += Int64(body.count)
     counter.add(moved: Int64(body.count))
@@ -199,24 +191,30 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
 
   /// Writes every byte received and not yet written.
   func flush() throws(TransferError) {
-    try flush(endingAt: offset)
+    try gather.drain(writeGathered)
   }
 
-  /// Writes the buffer, whose last byte belongs just before `end`.
-  private func flush(endingAt end: Int64) throws(TransferError) {
-    guard buffered > 0, let buffer else { return }
-    let count = buffered
-    buffered = 0
-    try write(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: end - Int64(count))
+  private func writeGathered(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+    try write(bytes, at: bufferStart)
   }
 
+  /// Writes `bytes` at `position` in pieces of at most `DownloadSink.writeSize`, each
+  /// recorded in the segment's progress once written.
   private func write(_ bytes: UnsafeRawBufferPointer, at position: Int64) throws(TransferError) {
-    try FileErrors.pwriteAll(file.fd, bytes, at: position, what: "cannot write the partial file")
-    file.wrote(segment: index, at: position, bytes)
+    var done = 0
+    while done < bytes.count {
+      let piece = UnsafeRawBufferPointer(
+        rebasing: bytes[done..<min(bytes.count, done + DownloadSink.writeSize)])
+      let at = position + Int64(done)
+      try FileErrors.pwriteAll(file.fd, piece, at: at, what: "cannot write the partial file")
+      file.wrote(segment: index, at: at, piece)
+      done += piece.count
+    }
+    bufferStart = position + Int64(bytes.count)
   }
 
   deinit {
-    buffer?.deallocate()
+    gather.deallocate()
   }
 }
 
