@@ -41,9 +41,13 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   private let requested: ByteRange?
   private let expectedSize: Int64?
   private let stateTemplate: ResumeState
-  /// The state to record before the body's first write to the file, unless that write
-  /// completes it; `nil` once that write was made (or when the response is not written).
-  private var pendingState: ResumeState?
+  /// Whether the resume state is still to be recorded before the body's first write to the
+  /// file, unless that write completes it; `false` once that write was made (or when the
+  /// response is not written). The state itself is built only when it is written, so a body
+  /// that arrives whole copies none of its strings.
+  private var statePending = false
+  /// The validator of the response being written, for the state (`statePending`).
+  private var pendingValidator: String?
   /// The body's end offset, when the response says it.
   private var total: Int64?
   /// Hashes a large body beside the transfer (see `DigestWorker`); `nil` for small ones,
@@ -142,11 +146,8 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
       if let total { progress.store(expected: total) }
       local.noteLastModified(head.value(for: "Last-Modified"))
       local.noteETag(of: head)
-      var state = stateTemplate
-      state.validator = Validator.from(head)
-      state.total = total
-      state.server = serverDigests.isEmpty ? nil : serverDigests
-      pendingState = state
+      pendingValidator = Validator.from(head)
+      statePending = true
       return true
     case .fail(let error):
       throw error
@@ -222,10 +223,10 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   }
 
   private func write(_ bytes: UnsafeRawBufferPointer, at position: Int64) throws(TransferError) {
-    if let state = pendingState {
-      pendingState = nil
+    if statePending {
+      statePending = false
       if Self.writesState(beforeWriteEndingAt: position + Int64(bytes.count), total: total) {
-        try local.recordState(state)
+        try local.recordState(pendingState())
       }
     }
     var done = 0
@@ -238,6 +239,16 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
     }
     bufferStart = position + Int64(bytes.count)
     digestWorker?.advance(to: bufferStart)
+  }
+
+  /// The state recorded before the body's first write: the template with the response's
+  /// validator, total and declared digests.
+  private func pendingState() -> ResumeState {
+    var state = stateTemplate
+    state.validator = pendingValidator
+    state.total = total
+    state.server = serverDigests.isEmpty ? nil : serverDigests
+    return state
   }
 
   /// Whether the resume state must be on disk before a write that leaves the partial file

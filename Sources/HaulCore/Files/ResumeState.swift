@@ -32,13 +32,13 @@ package struct ResumeState: Codable, Sendable, Hashable {
   package init(for entry: ManifestEntry) {
     self.init(
       url: RedactedURL.string(entry.url), sha256: entry.sha256, size: entry.size,
-      validator: nil, total: nil)
-    listedETag = entry.listedETag
+      validator: nil, total: nil, listedETag: entry.listedETag)
   }
 
   package init(
     url: String, sha256: String?, size: Int64?, validator: String?, total: Int64?,
-    segments: [SegmentProgress]? = nil, server: [ExpectedDigest]? = nil
+    segments: [SegmentProgress]? = nil, server: [ExpectedDigest]? = nil,
+    listedETag: String? = nil
   ) {
     self.url = url
     self.sha256 = sha256
@@ -47,6 +47,7 @@ package struct ResumeState: Codable, Sendable, Hashable {
     self.total = total
     self.segments = segments
     self.server = server
+    self.listedETag = listedETag
   }
 
   /// The state file's bytes.

@@ -45,8 +45,12 @@ public struct DigestValues: Sendable, Hashable, Sequence, ExpressibleByDictionar
 
   /// These digests with `other`'s added for the algorithms these lack.
   public func filling(from other: DigestValues) -> DigestValues {
+    guard !other.isEmpty else { return self }
     var merged = self
-    for (algorithm, hex) in other where merged[algorithm] == nil { merged[algorithm] = hex }
+    merged.sha256 = sha256 ?? other.sha256
+    merged.sha512 = sha512 ?? other.sha512
+    merged.sha1 = sha1 ?? other.sha1
+    merged.md5 = md5 ?? other.md5
     return merged
   }
 

@@ -20,15 +20,25 @@ extension ResponseHead {
     guard (100...599).contains(status) else {
       return TransferError(.protocol, "the response status \(status) is not an HTTP status")
     }
-    if headers.contains(where: { $0.hasName("transfer-encoding") }),
-      headers.contains(where: { $0.hasName("content-length") })
-    {
+    // The fields are read through their indices, in place: a loop over the elements would
+    // copy each field's strings.
+    var transferEncoding = false
+    var contentLength = false
+    for index in headers.indices {
+      if headers[index].hasName("transfer-encoding") {
+        transferEncoding = true
+      } else if headers[index].hasName("content-length") {
+        contentLength = true
+      }
+    }
+    if transferEncoding, contentLength {
       return TransferError(
         .protocol, "the response has both Content-Length and Transfer-Encoding")
     }
+    guard contentLength else { return nil }
     var length: Int64?
-    for field in headers where field.hasName("content-length") {
-      var value = field.value
+    for index in headers.indices where headers[index].hasName("content-length") {
+      var value = headers[index].value
       let problem: TransferError? = value.withUTF8 { bytes in
         var start = 0
         while start <= bytes.count {
