@@ -17,16 +17,15 @@ struct LocalServer: Sendable {
   /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.
   var endpoint: String { "http://127.0.0.1:\(port)" }
 
-  /// Waits up to 30 s until `process` accepts connections on `port`, on a socket of its own
-  /// (`listens(_:on:)`). Should it exit or the time run out first, it is stopped,
-  /// `directory` removed, and the error names the server (`name`) and ends with the end of
-  /// its `log` file, when there is one.
+  /// Waits up to 30 s until `process` accepts connections on `port`. Should it exit or the
+  /// time run out first, it is stopped, `directory` removed, and the error names the server
+  /// (`name`) and ends with the end of its `log` file, when there is one.
   static func listening(
     _ process: Process, port: Int, directory: TemporaryDirectory, name: String,
     log: String? = nil
   ) throws -> LocalServer {
     let deadline = Date().addingTimeInterval(30)
-    while !(NginxFixture.canConnect(port: port) && listens(process, on: port)) {
+    while !NginxFixture.canConnect(port: port) {
       guard process.isRunning, Date() < deadline else {
         process.stop(grace: 3)
         let text = log.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }
@@ -38,32 +37,6 @@ struct LocalServer: Sendable {
       usleep(50_000)
     }
     return LocalServer(port: port, process: process, directory: directory)
-  }
-
-  /// Whether `process` holds the socket listening on `port` of 127.0.0.1: one of its open
-  /// files is a socket that the kernel's table of TCP sockets (`/proc/net/tcp`) lists as
-  /// listening there. Another test's server that took the port between `freePort()` and the
-  /// start of this one answers connections too, and the fixture would talk to it.
-  static func listens(_ process: Process, on port: Int) -> Bool {
-    guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else {
-      return false
-    }
-    let local = String(format: "0100007F:%04X", port)
-    // Fields: sl, local_address, rem_address, st (0A: LISTEN), ..., inode (the tenth).
-    let sockets = Set(
-      table.split(separator: "\n").dropFirst().compactMap { line -> String? in
-        let fields = line.split(separator: " ")
-        guard fields.count > 9, fields[1] == local, fields[3] == "0A" else { return nil }
-        return "socket:[\(fields[9])]"
-      })
-    let folder = "/proc/\(process.processIdentifier)/fd"
-    guard !sockets.isEmpty,
-      let descriptors = try? FileManager.default.contentsOfDirectory(atPath: folder)
-    else { return false }
-    return descriptors.contains { descriptor in
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(descriptor)"))
-        .map(sockets.contains) ?? false
-    }
   }
 
   /// Stops the server (SIGTERM, SIGKILL after 3 s) and removes its folder.
