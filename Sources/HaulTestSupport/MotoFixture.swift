@@ -101,15 +101,11 @@ public final class MotoFixture: Sendable {
     return MotoFixture(server: server, accessKeyID: id, secretAccessKey: secret)
   }
 
-  /// The environment of a haul run against this moto: its key, region `us-east-1`, and
-  /// `home` as HOME with every other AWS variable empty, so that nothing of the machine's
-  /// own AWS configuration is read.
-  public func environment(home: String) -> [String: String] {
-    [
-      "AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey,
-      "AWS_REGION": "us-east-1", "HOME": home, "AWS_PROFILE": "", "AWS_DEFAULT_PROFILE": "",
-      "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "", "AWS_SHARED_CREDENTIALS_FILE": "",
-    ]
+  /// The environment of a haul run against this moto (`awsTestEnvironment`): its key, or
+  /// another `secret` for a run that must be refused.
+  public func environment(home: String, secret: String? = nil) -> [String: String] {
+    awsTestEnvironment(
+      accessKeyID: accessKeyID, secretAccessKey: secret ?? secretAccessKey, home: home)
   }
 
   /// moto's request log so far: one line per answered request

@@ -15,6 +15,11 @@ public final class RcloneS3Fixture: Sendable {
   public let secretAccessKey = "haul-test-secret"
   private let server: LocalServer
 
+  /// The environment of a haul run against this server (`awsTestEnvironment`).
+  public func environment(home: String) -> [String: String] {
+    awsTestEnvironment(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, home: home)
+  }
+
   /// The port rclone listens on (127.0.0.1).
   public var port: Int { server.port }
   /// `http://127.0.0.1:PORT`, for `--s3-endpoint`.

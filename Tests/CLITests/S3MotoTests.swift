@@ -8,19 +8,6 @@ import Testing
 struct S3MotoTests {
   static let bucket = "haul-test"
 
-  /// The environment of a haul run with `secret`: the AWS variables, and a HOME without
-  /// `~/.aws`, so nothing of the machine's own configuration is read.
-  func environment(_ moto: MotoFixture, secret: String, in directory: TemporaryDirectory)
-    -> [String: String]
-  {
-    [
-      "AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": secret,
-      "AWS_REGION": "us-east-1", "HOME": directory.path, "AWS_PROFILE": "",
-      "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
-      "AWS_SHARED_CREDENTIALS_FILE": "",
-    ]
-  }
-
   @Test(arguments: transports)
   func objects_go_up_and_come_back_byte_for_byte(transport: String) async throws {
     try await MotoFixture.with(buckets: [Self.bucket]) { moto in
@@ -43,7 +30,7 @@ struct S3MotoTests {
           ]))
       }
       let upload = try writeManifest(lines, named: "up.jsonl", in: directory)
-      let env = environment(moto, secret: moto.secretAccessKey, in: directory)
+      let env = moto.environment(home: directory.path)
       let common = ["--s3", "--s3-endpoint", moto.endpoint, "--transport", transport, "-q"]
       let put = try await HaulBinary.run(
         ["run", upload] + common, in: directory, environment: env)
@@ -86,7 +73,7 @@ struct S3MotoTests {
         [
           "run", manifest, "--s3", "--s3-endpoint", moto.endpoint, "--transport", transport,
           "--events", "--report", "report.json", "--failed", "failed.jsonl", "--retries", "1",
-        ], in: directory, environment: environment(moto, secret: wrong, in: directory))
+        ], in: directory, environment: moto.environment(home: directory.path, secret: wrong))
       #expect(result.status == 1)
       let transfers = try #require(
         try jsonFile(directory.file("report.json"))["transfers"] as? [[String: Any]])
@@ -127,7 +114,7 @@ struct S3MotoTests {
             "path": "up.bin", "sha256": wrong,
           ]),
         ], named: "up.jsonl", in: directory)
-      let env = environment(moto, secret: moto.secretAccessKey, in: directory)
+      let env = moto.environment(home: directory.path)
       let common = ["--s3", "--s3-endpoint", moto.endpoint, "--transport", transport]
       let put = try FaultRun(
         try await HaulBinary.run(

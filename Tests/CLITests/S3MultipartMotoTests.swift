@@ -11,15 +11,6 @@ struct S3MultipartMotoTests {
   static let part: Int64 = 5 << 20
   static let size: Int64 = 8 * part + 12_345
 
-  func environment(_ moto: MotoFixture, in directory: TemporaryDirectory) -> [String: String] {
-    [
-      "AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey,
-      "AWS_REGION": "us-east-1", "HOME": directory.path, "AWS_PROFILE": "",
-      "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
-      "AWS_SHARED_CREDENTIALS_FILE": "",
-    ]
-  }
-
   /// The parts the state file of the one upload in `directory/out` records.
   func recordedParts(_ directory: TemporaryDirectory) -> Int {
     let folder = directory.file("out/.haul/uploads")
@@ -81,7 +72,7 @@ struct S3MultipartMotoTests {
         transport, "--multipart-threshold", "5M", "--part-size", "5M", "--events", "--report",
         "report.json",
       ]
-      let env = environment(moto, in: directory)
+      let env = moto.environment(home: directory.path)
 
       let recorded = try await uploadAndKill(arguments, directory, env)
       #expect(recorded >= 2 && recorded < 9, "killed after \(recorded) parts")
@@ -136,7 +127,7 @@ struct S3MultipartMotoTests {
           [
             "run", manifest, "-o", "out", "--s3", "--s3-endpoint", moto.endpoint, "--transport",
             transport, "--multipart-threshold", "5M", "--part-size", "5M", "-q",
-          ], in: directory, environment: environment(moto, in: directory))
+          ], in: directory, environment: moto.environment(home: directory.path))
       }
       #expect(run.status == 0, "\(run.stderr)")
       #expect(count(moto, "POST /\(Self.bucket)/s.bin?uploadId=") == 1, "completed")
@@ -162,7 +153,7 @@ struct S3MultipartMotoTests {
         "run", manifest, "-o", "out", "--s3", "--s3-endpoint", moto.endpoint,
         "--multipart-threshold", "5M", "--part-size", "5M", "--report", "report.json", "-q",
       ]
-      let env = environment(moto, in: directory)
+      let env = moto.environment(home: directory.path)
       _ = try await uploadAndKill(arguments, directory, env)
       let digest = try TestContent.writeFile(
         at: directory.file("out/big.bin"), seed: 9, count: Self.size)

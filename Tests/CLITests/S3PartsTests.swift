@@ -11,17 +11,6 @@ struct S3PartsTests {
   static let part: Int64 = 5 << 20
   static let size: Int64 = 8 * part + 1_234
 
-  func environment(_ server: RcloneS3Fixture, in directory: TemporaryDirectory)
-    -> [String: String]
-  {
-    [
-      "AWS_ACCESS_KEY_ID": server.accessKeyID, "AWS_SECRET_ACCESS_KEY": server.secretAccessKey,
-      "AWS_REGION": "us-east-1", "HOME": directory.path, "AWS_PROFILE": "",
-      "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
-      "AWS_SHARED_CREDENTIALS_FILE": "",
-    ]
-  }
-
   /// Writes the source `out/big.bin` and a manifest uploading it to `key`; returns the
   /// source's SHA-256.
   func prepare(_ directory: TemporaryDirectory, key: String) throws -> String {
@@ -73,7 +62,7 @@ struct S3PartsTests {
         let digest = try prepare(directory, key: key)
         let run = try await HaulBinary.run(
           arguments(proxy, transport: transport, ["--part-concurrency", "3"]), in: directory,
-          environment: environment(server, in: directory))
+          environment: server.environment(home: directory.path))
         #expect(run.status == 0, "\(run.stderr)")
         let parts = proxy.requests().filter { $0.method == "PUT" }
         #expect(parts.map(\.partsInFlight).max() == 3, "\(parts.map(\.partsInFlight))")
@@ -101,7 +90,7 @@ struct S3PartsTests {
         let run = try FaultRun(
           try await HaulBinary.run(
             arguments(proxy, transport: "curl", ["--abort-incomplete", "--retries", "2"]),
-            in: directory, environment: environment(server, in: directory)),
+            in: directory, environment: server.environment(home: directory.path)),
           reportIn: directory)
         #expect(run.result.status == 0, "\(run.describe(1))")
         #expect(run.attempts(1) == 2, "\(run.describe(1))")
@@ -126,7 +115,7 @@ struct S3PartsTests {
         let run = try FaultRun(
           try await HaulBinary.run(
             arguments(proxy, transport: "curl", ["--abort-incomplete", "--retries", "2"]),
-            in: directory, environment: environment(server, in: directory)),
+            in: directory, environment: server.environment(home: directory.path)),
           reportIn: directory)
         #expect(run.result.status == 1, "\(run.describe(1))")
         #expect(run.attempts(1) == 3, "\(run.describe(1))")

@@ -14,15 +14,6 @@ import Testing
 struct S3PrefixMotoTests {
   static let bucket = "haul-list"
 
-  func environment(_ moto: MotoFixture, in directory: TemporaryDirectory) -> [String: String] {
-    [
-      "AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey,
-      "AWS_REGION": "us-east-1", "HOME": directory.path, "AWS_PROFILE": "",
-      "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
-      "AWS_SHARED_CREDENTIALS_FILE": "",
-    ]
-  }
-
   func contents(_ path: String) -> String? {
     try? String(contentsOfFile: path, encoding: .utf8)
   }
@@ -50,7 +41,7 @@ struct S3PrefixMotoTests {
         "--s3-page-size", "5", "--transport", transport, "--report", "report.json",
         "--events", "--failed", "failed.jsonl",
       ]
-      let env = environment(moto, in: directory)
+      let env = moto.environment(home: directory.path)
 
       let first = try FaultRun(
         try await HaulBinary.run(arguments, in: directory, environment: env),
@@ -104,7 +95,7 @@ struct S3PrefixMotoTests {
         [
           "run", manifest, "-o", "out", "--s3", "--s3-endpoint", moto.endpoint, "-q",
           "--report", "report.json",
-        ], in: directory, environment: environment(moto, in: directory))
+        ], in: directory, environment: moto.environment(home: directory.path))
 
       #expect(result.status == 0, "\(result.stderr)")
       let transfers = try #require(

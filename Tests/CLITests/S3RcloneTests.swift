@@ -11,17 +11,6 @@ struct S3RcloneTests {
   static let bucket = "haul-fast"
   static let part: Int64 = 5 << 20
 
-  func environment(_ server: RcloneS3Fixture, in directory: TemporaryDirectory)
-    -> [String: String]
-  {
-    [
-      "AWS_ACCESS_KEY_ID": server.accessKeyID, "AWS_SECRET_ACCESS_KEY": server.secretAccessKey,
-      "AWS_REGION": "us-east-1", "HOME": directory.path, "AWS_PROFILE": "",
-      "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
-      "AWS_SHARED_CREDENTIALS_FILE": "",
-    ]
-  }
-
   @Test(arguments: transports)
   func small_and_multipart_objects_go_up_and_come_back_byte_for_byte(transport: String)
     async throws
@@ -51,7 +40,7 @@ struct S3RcloneTests {
           "url": "s3://\(Self.bucket)/\(transport)/big.bin", "op": "upload", "path": "big.bin",
         ]))
       let upload = try writeManifest(lines, named: "up.jsonl", in: directory)
-      let env = environment(server, in: directory)
+      let env = server.environment(home: directory.path)
       let common = [
         "--s3", "--s3-endpoint", server.endpoint, "--transport", transport, "-q",
         "--multipart-threshold", "5M", "--part-size", "5M",
@@ -102,7 +91,7 @@ struct S3RcloneTests {
           [
             "run", down, "-o", "back", "--s3", "--s3-endpoint", proxy.endpoint, "--transport",
             transport, "-q", "--segments", "4", "--min-segment-size", "1M", "-j", "8",
-          ], in: directory, environment: environment(server, in: directory))
+          ], in: directory, environment: server.environment(home: directory.path))
         #expect(get.status == 0, "\(get.stderr)")
         #expect(FileDigest(path: directory.file("back/ranges.bin"))?.sha256 == digest)
         let gets = proxy.requests().filter {

@@ -28,12 +28,7 @@ struct S3SegmentedMotoTests {
           ])
         ], named: "up.jsonl", in: directory)
       try writeManifest(["s3://\(Self.bucket)/\(key)"], named: "down.jsonl", in: directory)
-      let env = [
-        "AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey,
-        "AWS_REGION": "us-east-1", "HOME": directory.path, "AWS_PROFILE": "",
-        "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
-        "AWS_SHARED_CREDENTIALS_FILE": "",
-      ]
+      let env = moto.environment(home: directory.path)
       let common = ["--s3", "--s3-endpoint", moto.endpoint, "--transport", transport, "-q"]
       let up = try await HaulBinary.run(
         ["run", "up.jsonl"] + common, in: directory, environment: env)
