@@ -10,12 +10,13 @@ import Synchronization
 /// with `GET`: one refused `PROPFIND` per origin and run, the cost of detecting rather than
 /// configuring. The `GET` asks for JSON first (`Accept`), which Caddy honours; the answer
 /// is read by `IndexPage`. A page that does not mark its folders (h2o's) has each name it
-/// leaves unmarked asked for its first byte (`resolving`). Files and folders are the folder's children by name; a name
-/// that cannot be one (`..`, one holding `/`) is handed on as a file without a URL, which
-/// the expansion refuses as `path_refused`. A listed ETag is not sent as `If-Match`: the
-/// one a listing gives need not be the one a `GET` answers with (Apache's is weak), and a
-/// mismatch would fail every file. It guards resumes instead: it is compared only with the
-/// one the listing gave when the file's partial began (`ResumeState.belongs(to:)`).
+/// leaves unmarked asked for its first byte (`resolving`). Files and folders are the
+/// folder's children by name; a name that cannot be one (`..`, one holding `/`) is handed
+/// on as a file without a URL, which the expansion refuses as `path_refused`. A listed
+/// ETag is not sent as `If-Match`: the one a listing gives need not be the one a `GET`
+/// answers with (Apache's is weak), and a mismatch would fail every file. It guards
+/// resumes instead: it is compared only with the one the listing gave when the file's
+/// partial began (`ResumeState.belongs(to:)`).
 package final class WebFolderLister: FolderLister {
   /// Origins that refused `PROPFIND` in this run.
   private let refusesDAV = Mutex<Set<String>>([])
@@ -100,7 +101,7 @@ package final class WebFolderLister: FolderLister {
     return resolved
   }
 
-  /// `child` as its `HEAD` answers it (see `resolving`).
+  /// `child` as the answer to a request for its first byte says it is (see `resolving`).
   private static func probe(_ child: ListedName, in folder: URL, through client: ListingClient)
     async -> ListedName
   {
