@@ -19,9 +19,12 @@ import Synchronization
 /// file is opened on the first claim that falls in it, so a run that downloads nothing
 /// (`verify`, uploads) creates no `.haul/`.
 ///
-/// Where a lock file cannot be made (a read-only folder, a symlink as `.haul`), every claim
-/// in it succeeds: such a run is as unprotected as one without claims, and a download there
-/// fails on its own files anyway.
+/// Where a lock file cannot be made because the folder refuses it (read-only, forbidden, a
+/// symlink as `.haul`), every claim in it succeeds: such a run is as unprotected as one
+/// without claims, and a download there fails on its own files anyway. Any other reason
+/// (no descriptor left, `EMFILE`/`ENFILE`; no memory; a full disk) fails the claim with its
+/// error instead, and the next claim in that file tries to open it again: a run short of
+/// descriptors must not fetch a file the other run is fetching.
 ///
 /// Thread-safe: each descriptor is set once (atomically) and only passed to `fcntl`.
 package final class EntryLocks: Sendable {
@@ -32,8 +35,8 @@ package final class EntryLocks: Sendable {
   package static let shardCount = 16
   /// The output directory's descriptor, kept open by its owner.
   private let root: Int32
-  /// Each lock file's descriptor: `unopened` until the first claim in it, `unavailable`
-  /// when it could not be opened.
+  /// Each lock file's descriptor: `unopened` until the first claim in it opens it,
+  /// `unavailable` when the folder refuses it.
   private let descriptors: InlineArray<16, Atomic<Int32>> = InlineArray { _ in
     Atomic(EntryLocks.unopened)
   }
@@ -45,8 +48,16 @@ package final class EntryLocks: Sendable {
   private static let writeLock: Int16 = 1
   private static let unlock: Int16 = 2
 
-  init(root: Int32) {
+  /// How a lock file is opened: `.haul/NAME` below the root's descriptor, its descriptor or
+  /// the negated `errno` (`openLockFile(_:in:)`, or a test's stand-in for a failing one).
+  private let opening: @Sendable (_ name: String, _ root: Int32) -> Int32
+
+  package init(
+    root: Int32,
+    opening: @escaping @Sendable (_ name: String, _ root: Int32) -> Int32 = EntryLocks.openLockFile
+  ) {
     self.root = root
+    self.opening = opening
   }
 
   deinit {
@@ -62,10 +73,12 @@ package final class EntryLocks: Sendable {
   }
 
   /// Claims the entry at `path` (relative to the output directory): `false` when another
-  /// process holds it.
-  package func claim(_ path: String) -> Bool {
+  /// process holds it. Throws when its lock file cannot be opened for a reason other than
+  /// the folder refusing it (`io`, or `disk_full`), the claim then neither taken nor granted.
+  package func claim(_ path: String) throws(TransferError) -> Bool {
     let hash = Self.hash(of: path)
-    guard let fd = lockFile(Self.shard(of: hash)) else { return true }
+    let shard = Self.shard(of: hash)
+    guard let fd = try lockFile(shard) else { return true }
     if Self.lock(fd, Self.writeLock, at: Self.offset(of: hash)) == 0 { return true }
     // Any other failure (a file system without such locks) is no one else's claim.
     return errno != EAGAIN && errno != EACCES
@@ -74,7 +87,8 @@ package final class EntryLocks: Sendable {
   /// Lets go of the claim on `path` (nothing when this process holds none).
   package func release(_ path: String) {
     let hash = Self.hash(of: path)
-    guard let fd = lockFile(Self.shard(of: hash)) else { return }
+    let fd = descriptors[Self.shard(of: hash)].load(ordering: .acquiring)
+    guard fd >= 0 else { return }
     _ = Self.lock(fd, Self.unlock, at: Self.offset(of: hash))
   }
 
@@ -110,27 +124,40 @@ package final class EntryLocks: Sendable {
     Int64(hash & (1 << 62 - 1))
   }
 
-  /// Lock file `shard`'s descriptor, opened (and `.haul` made) on first use; `nil` when it
-  /// cannot be had.
-  private func lockFile(_ shard: Int) -> Int32? {
+  /// Lock file `shard`'s descriptor, opened (and `.haul` made) on first use; `nil` when the
+  /// folder refuses it. Any other failure throws and leaves the file to be opened again.
+  private func lockFile(_ shard: Int) throws(TransferError) -> Int32? {
     var fd = descriptors[shard].load(ordering: .acquiring)
     if fd == Self.unopened {
-      let opened = Self.open(Self.fileName(shard: shard), in: root)
+      let opened = opening(Self.fileName(shard: shard), root)
+      if opened < 0 && !Self.refuses(-opened) {
+        throw FileErrors.error(
+          -opened, "cannot claim the entry: cannot open .haul/\(Self.fileName(shard: shard))")
+      }
       let (exchanged, current) = descriptors[shard].compareExchange(
-        expected: Self.unopened, desired: opened, ordering: .acquiringAndReleasing)
+        expected: Self.unopened, desired: max(opened, Self.unavailable),
+        ordering: .acquiringAndReleasing)
       if !exchanged, opened >= 0 { close(opened) }
       fd = exchanged ? opened : current
     }
     return fd >= 0 ? fd : nil
   }
 
-  /// Opens `.haul/NAME` below `root`, creating both, without following a symlink.
-  private static func open(_ name: String, in root: Int32) -> Int32 {
-    if mkdirat(root, ".haul", 0o777) != 0 && errno != EEXIST { return unavailable }
+  /// Whether `error`, from making `.haul` or its lock file, says the folder refuses them (a
+  /// read-only file system, no permission, a symlink in the way) rather than that this
+  /// process could not open them now.
+  private static func refuses(_ error: Int32) -> Bool {
+    [EROFS, EACCES, EPERM, ELOOP, ENOTDIR, EISDIR].contains(error)
+  }
+
+  /// Opens `.haul/NAME` below `root`, creating both, without following a symlink: the
+  /// descriptor, or the negated `errno`.
+  package static func openLockFile(_ name: String, in root: Int32) -> Int32 {
+    if mkdirat(root, ".haul", 0o777) != 0 && errno != EEXIST { return -errno }
     let folder = openat(root, ".haul", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard folder >= 0 else { return unavailable }
+    guard folder >= 0 else { return -errno }
     defer { close(folder) }
     let fd = openat(folder, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o666)
-    return fd >= 0 ? fd : unavailable
+    return fd >= 0 ? fd : -errno
   }
 }

@@ -12,6 +12,12 @@ extension EntryRunner {
     /// Another haul process on the output directory holds the entry (`EntryLocks`): it is
     /// checked again once that one lets go.
     case held(ManifestEntry)
+
+    /// `entry` ended with `error` before its transfer.
+    static func failed(_ entry: ManifestEntry, _ error: TransferError) -> Admission {
+      .ended(
+        Ending(outcome: Scheduler.outcome(entry, error: error), sizeInManifest: entry.size != nil))
+    }
   }
 
   /// Checks `entry` against the disk before it waits for a slot: a download already
@@ -24,14 +30,17 @@ extension EntryRunner {
     do throws(TransferError) {
       local = try localFiles(for: entry)
     } catch {
-      return .ended(
-        Ending(outcome: Scheduler.outcome(entry, error: error), sizeInManifest: entry.size != nil))
+      return .failed(entry, error)
     }
     let refreshes = options.refresh && entry.size == nil && entry.expectedDigests.isEmpty
     var complete = alreadyComplete(entry, local)
     var claimed = false
     if complete == nil || refreshes {
-      guard directory.entryLocks.claim(entry.path) else { return .held(entry) }
+      do throws(TransferError) {
+        guard try directory.entryLocks.claim(entry.path) else { return .held(entry) }
+      } catch {
+        return .failed(entry, error)
+      }
       claimed = true
       // Another process may have finished the file between the check and the claim.
       if complete == nil, local.destination() != nil {
