@@ -45,9 +45,12 @@ struct HostFairnessTests {
     }
     try writeManifest(lines, in: directory)
 
-    // When haul runs with 4 slots per host...
+    // When haul runs with 4 slots per host, and a stall timeout longer than the test waits
+    // (the default 30 s would retry the silent requests while a loaded machine is still
+    // fetching the quick files, and each retry is one more request to the slow host)...
     let running = try HaulBinary.start(
-      runArguments(transport, ["-j", "16", "--per-host", "4", "-q"]).filter { $0 != "--events" },
+      runArguments(transport, ["-j", "16", "--per-host", "4", "--timeout", "300", "-q"])
+        .filter { $0 != "--events" },
       in: directory)
     // Interrupted once all quick files are in place.
     let folder = directory.file("out/fast")
