@@ -1,8 +1,8 @@
 import Foundation
 
 /// A real S3 API server for tests: moto in server mode (`python3 -m moto.server`, pip
-/// `moto[server]`, installed by `make deps`) on a free 127.0.0.1 port, with signature
-/// checking on.
+/// `moto[server]`, installed by `make deps`) on a 127.0.0.1 port it binds itself, with
+/// signature checking on.
 ///
 /// `start` creates the buckets and an IAM user with an access key, then turns moto's
 /// authentication on (`Tests/botocore/moto_setup.py`): from then on every request must be
@@ -46,30 +46,22 @@ public final class MotoFixture: Sendable {
 
   /// Starts moto, waits until it answers, creates `buckets`, `objects` and the key, and
   /// turns signature checking on. The objects are put before it is on, with botocore, so
-  /// their keys may be any moto stores (`..` segments, which haul refuses to send).
+  /// their keys may be any moto stores (`..` segments, which haul refuses to send). moto
+  /// binds `port`, 0 by default (a port the kernel picks, which its log names:
+  /// `LocalServer.start`).
   public static func start(
     buckets: [String], objects: [(bucket: String, key: String)] = [],
-    checksSignatures: Bool = true
+    checksSignatures: Bool = true, port: Int = 0
   ) throws -> MotoFixture {
     let directory = try TemporaryDirectory(prefix: "haul-moto")
-    let port = try NginxFixture.freePort()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
     let log = directory.file("moto.log")
-    _ = FileManager.default.createFile(atPath: log, contents: nil)
-    process.standardError = FileHandle(forWritingAtPath: log)
-    do {
-      try process.run()
-    } catch {
-      directory.remove()
-      throw FixtureError("cannot run python3 -m moto.server: \(error)")
+    let server = try LocalServer.start(
+      "moto (install it with `make deps`)", directory: directory, log: log,
+      announcement: "Running on http://127.0.0.1:", port: port
+    ) { port in
+      ["/usr/bin/env", "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
     }
-    let server = try LocalServer.listening(
-      process, port: port, directory: directory, name: "moto (install it with `make deps`)",
-      log: log)
+    let port = server.port
     func fail(_ reason: String) -> FixtureError {
       let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
       server.stop()

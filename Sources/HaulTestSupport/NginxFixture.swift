@@ -62,14 +62,15 @@ public final class NginxFixture: Sendable {
   }
 
   /// Starts nginx (also on HTTPS when `tls`, offering HTTP/2 there when `http2`) and waits
-  /// until it accepts connections.
-  public static func start(tls: Bool = false, http2: Bool = false) throws -> NginxFixture {
+  /// until it accepts connections, on free ports (`startOnFreePort`), the HTTP one `port`
+  /// when given.
+  public static func start(tls: Bool = false, http2: Bool = false, port: Int? = nil) throws
+    -> NginxFixture
+  {
     try FixtureError.requireExecutable(binary, name: "nginx", package: "nginx")
-    var lastFailure = ""
-    for _ in 0..<3 {
+    return try startOnFreePort(first: port) { port in
       let directory = try TemporaryDirectory(prefix: "haul-nginx")
       do {
-        let port = try freePort()
         var tlsPort = tls ? try freePort() : nil
         while tlsPort == port { tlsPort = try freePort() }
         if tls { try makeCertificate(in: directory) }
@@ -79,14 +80,13 @@ public final class NginxFixture: Sendable {
           port: port, tlsPort: tlsPort, directory: directory, process: process)
         if fixture.waitUntilListening(timeout: 10) { return fixture }
         let log = (try? String(contentsOfFile: directory.file("error.log"), encoding: .utf8)) ?? ""
-        lastFailure = "nginx did not start listening on 127.0.0.1:\(port): \(log)"
         fixture.stop()
+        throw FixtureError("nginx did not start listening on 127.0.0.1:\(port): \(log)")
       } catch {
         directory.remove()
         throw error
       }
     }
-    throw FixtureError(lastFailure)
   }
 
   /// Stops nginx (SIGTERM; SIGKILL to it and its workers after 3 s) and removes its

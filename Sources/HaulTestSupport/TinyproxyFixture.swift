@@ -55,44 +55,49 @@ public final class TinyproxyFixture: Sendable {
   }
 
   /// Starts tinyproxy on `host` (`127.0.0.1` or `::1`, accepting clients from that address
-  /// only), demanding `credentials` when given, and waits until it accepts connections.
+  /// only), demanding `credentials` when given, and waits until it accepts connections, on a
+  /// free port (`startOnFreePort`), `port` when given.
   public static func start(
-    host: String = "127.0.0.1", credentials: (user: String, password: String)? = nil
+    host: String = "127.0.0.1", credentials: (user: String, password: String)? = nil,
+    port: Int? = nil
   ) throws -> TinyproxyFixture {
     try FixtureError.requireExecutable(binary, name: "tinyproxy", package: "tinyproxy")
-    let directory = try TemporaryDirectory(prefix: "haul-tinyproxy")
-    do {
-      // tinyproxy may drop to another user when started as root: let it write its log.
-      chmod(directory.path, 0o777)
-      let port = try NginxFixture.freePort()
-      var lines = [
-        "Port \(port)", "Listen \(host)", "Timeout 30", "MaxClients 64",
-        "LogFile \"\(directory.file("tinyproxy.log"))\"", "LogLevel Info",
-        "PidFile \"\(directory.file("tinyproxy.pid"))\"", "Allow \(host)",
-        "ViaProxyName \"\(viaName)\"",
-      ]
-      if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
-      let configuration = directory.file("tinyproxy.conf")
-      try (lines.joined(separator: "\n") + "\n").write(
-        toFile: configuration, atomically: true, encoding: .utf8)
-      let process = try Process.daemon(binary, ["-d", "-c", configuration])
-      let fixture = TinyproxyFixture(
-        host: host, port: port, directory: directory, process: process)
-      let deadline = Date().addingTimeInterval(10)
-      while Date() < deadline {
-        if !process.isRunning { break }
-        if process.wrotePidFile(directory.file("tinyproxy.pid")),
-          host.contains(":") ? canConnectIPv6(port: port) : NginxFixture.canConnect(port: port)
-        {
-          return fixture
+    return try startOnFreePort(first: port) { port in
+      let directory = try TemporaryDirectory(prefix: "haul-tinyproxy")
+      do {
+        // tinyproxy may drop to another user when started as root: let it write its log.
+        chmod(directory.path, 0o777)
+        var lines = [
+          "Port \(port)", "Listen \(host)", "Timeout 30", "MaxClients 64",
+          "LogFile \"\(directory.file("tinyproxy.log"))\"", "LogLevel Info",
+          "PidFile \"\(directory.file("tinyproxy.pid"))\"", "Allow \(host)",
+          "ViaProxyName \"\(viaName)\"",
+        ]
+        if let credentials {
+          lines.append("BasicAuth \(credentials.user) \(credentials.password)")
         }
-        usleep(10_000)
+        let configuration = directory.file("tinyproxy.conf")
+        try (lines.joined(separator: "\n") + "\n").write(
+          toFile: configuration, atomically: true, encoding: .utf8)
+        let process = try Process.daemon(binary, ["-d", "-c", configuration])
+        let fixture = TinyproxyFixture(
+          host: host, port: port, directory: directory, process: process)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+          if !process.isRunning { break }
+          if process.wrotePidFile(directory.file("tinyproxy.pid")),
+            host.contains(":") ? canConnectIPv6(port: port) : NginxFixture.canConnect(port: port)
+          {
+            return fixture
+          }
+          usleep(10_000)
+        }
+        fixture.stop()
+        throw FixtureError("tinyproxy did not start listening on \(host) port \(port)")
+      } catch {
+        directory.remove()
+        throw error
       }
-      fixture.stop()
-      throw FixtureError("tinyproxy did not start listening on \(host) port \(port)")
-    } catch {
-      directory.remove()
-      throw error
     }
   }
 

@@ -2,12 +2,14 @@
 
 Usage: s3_fault_proxy.py PORT UPSTREAM_PORT FAILURES BARRIER LOG
 
-Listens on 127.0.0.1:PORT and forwards every request to 127.0.0.1:UPSTREAM_PORT as it came
-(its Host header too, so the upstream checks the client's SigV4 signature), except the first
-FAILURES completions (POST with uploadId in the query), which it answers 500 InternalError
-without forwarding; a negative FAILURES fails every one. The first BARRIER part uploads (PUT
-with partNumber) are held until BARRIER of them are in flight, or 10 s have passed, so a
-client that sends parts in parallel shows it whatever the machine's speed. Each request is
+Listens on 127.0.0.1:PORT (0: a port the kernel picks), says so on standard error
+("listening on http://127.0.0.1:PORT", the port it bound), and forwards every request to
+127.0.0.1:UPSTREAM_PORT as it came (its Host header too, so the upstream checks the client's
+SigV4 signature), except the first FAILURES completions (POST with uploadId in the query),
+which it answers 500 InternalError without forwarding; a negative FAILURES fails every one.
+The first BARRIER part uploads (PUT with partNumber) are held until BARRIER of them are in
+flight, or 10 s have passed, so a client that sends parts in parallel shows it whatever the
+machine's speed. Each request is
 logged to LOG as "METHOD TARGET STATUS INFLIGHT" on a line of its own after its answer went
 out, INFLIGHT being the part uploads in flight when it arrived (itself included).
 """
@@ -106,4 +108,5 @@ class Proxy(http.server.BaseHTTPRequestHandler):
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Proxy)
+print(f"listening on http://127.0.0.1:{server.server_address[1]}", file=sys.stderr, flush=True)
 server.serve_forever()

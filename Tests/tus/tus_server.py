@@ -3,6 +3,8 @@
 
 usage: tus_server.py PORT DIRECTORY [--checksum] [--corrupt N]
 
+Listens on 127.0.0.1:PORT (0: a port the kernel picks) and says so on standard error
+("listening on http://127.0.0.1:PORT", the port it bound) before it serves.
 Serves the tus creation endpoint at /files/ (uploads at /files/<id>), keeping finished files
 and the uploads' state in DIRECTORY, so a server started again on the same DIRECTORY knows
 the uploads its predecessor had. aiohttp-tus stores a PATCH only once its whole body has
@@ -17,6 +19,7 @@ check, as a body damaged on the way would.
 import base64
 import hashlib
 import pathlib
+import socket
 import sys
 
 from aiohttp import web
@@ -52,7 +55,13 @@ def main():
 
     app = web.Application(client_max_size=64 << 20, middlewares=[checksums])
     setup_tus(app, upload_path=directory, upload_url="/files/", allow_overwrite_files=True)
-    web.run_app(app, host="127.0.0.1", port=port, print=None, handle_signals=True)
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(128)
+    bound = listener.getsockname()[1]
+    print(f"listening on http://127.0.0.1:{bound}", file=sys.stderr, flush=True)
+    web.run_app(app, sock=listener, print=None, handle_signals=True)
 
 
 if __name__ == "__main__":
