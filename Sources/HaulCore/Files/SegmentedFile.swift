@@ -6,102 +6,93 @@ import Synchronization
   import Darwin
 #endif
 
-/// The partial file of a segmented download: where each segment has got to, and the digests
-/// of the whole file (when it has any to compute) over its contiguous prefix as segments
-/// fill it.
+/// The partial file of a segmented download: where each segment has got to, how far the
+/// file is written without a gap from byte 0 (the frontier), and the digests of the whole
+/// file, when it has any to compute.
 ///
-/// The segment that holds the prefix's frontier is hashed from memory as its bytes arrive;
-/// bytes other segments wrote ahead of the frontier are read back from the file (normally
-/// still in the page cache) by `catchUp()`, once, when the frontier reaches them. Without
-/// digests nothing is read back: `catchUp()` only moves the frontier over what is written.
+/// The digests are fed by a `DigestWorker` on a thread of its own, which reads back from the
+/// file (normally still in the page cache) the bytes below the frontier as it moves; the
+/// transport threads that write the segments only move the frontier, so hashing runs beside
+/// the network, never on a transport's loop thread, and each byte is hashed once whichever
+/// segment wrote it and in whatever order the segments arrive. Without digests nothing is
+/// read back.
 ///
 /// Thread-safe: segment sinks call `wrote` from transport threads while the entry's task
-/// calls `catchUp` and `progress`; all state is behind one lock, never held during I/O.
+/// calls `progress`, `frontier` and `digests()`; all state is behind one lock, never held
+/// during I/O.
 package final class SegmentedFile: Sendable {
   package let fd: Int32
-  private let hasher: DigestSet?
+  /// Hashes the frontier's prefix; `nil` without digests, or when its thread could not start
+  /// (`digests()` then fails).
+  private let worker: DigestWorker?
+  private let hashes: Bool
   private let counter: ProgressCounter
   private let state: Mutex<(segments: [SegmentProgress], frontier: Int64, present: Int64)>
 
   /// - Parameters:
   ///   - segments: the plan, with the progress already on disk (a resume).
-  ///   - hasher: fresh digests, which this object feeds from byte 0; `nil` computes none.
+  ///   - hasher: fresh digests, which this object feeds from byte 0, the bytes already on
+  ///     disk included; `nil` computes none.
   package init(
     fd: Int32, segments: [SegmentProgress], hasher: DigestSet?, counter: ProgressCounter
   ) {
     self.fd = fd
-    self.hasher = hasher
+    self.hashes = hasher != nil
+    self.worker = hasher.flatMap { DigestWorker(fd: fd, start: 0, hasher: $0) }
     self.counter = counter
     let present = segments.reduce(0) { $0 + ($1.next - $1.start) }
-    self.state = Mutex((segments, 0, present))
+    var initial = (segments: segments, frontier: Int64(0), present: present)
+    Self.advanceFrontier(&initial)
+    self.state = Mutex(initial)
     counter.store(present)
+    worker?.advance(to: initial.frontier)
   }
 
   /// Each segment's progress, for the resume state.
   package var progress: [SegmentProgress] { state.withLock { $0.segments } }
 
-  /// How far the hashed prefix reaches.
+  /// How far the file is written without a gap from byte 0.
   package var frontier: Int64 { state.withLock { $0.frontier } }
 
-  /// Records that segment `index` wrote `bytes` at `offset` (after `pwrite` returned).
-  package func wrote(segment index: Int, at offset: Int64, _ bytes: UnsafeRawBufferPointer) {
-    let count = Int64(bytes.count)
-    let present = state.withLock { state in
-      state.segments[index].next = offset + count
-      if offset == state.frontier {
-        hasher?.update(bytes)
-        state.frontier += count
-      }
-      state.present += count
-      return state.present
+  /// Records that segment `index` wrote `count` bytes at `offset` (after `pwrite` returned),
+  /// and hands the bytes the frontier passes to the digests' worker.
+  package func wrote(segment index: Int, at offset: Int64, count: Int) {
+    let (present, frontier) = state.withLock { state in
+      state.segments[index].next = offset + Int64(count)
+      state.present += Int64(count)
+      let before = state.frontier
+      if offset <= before { Self.advanceFrontier(&state) }
+      return (state.present, state.frontier > before ? state.frontier : nil)
     }
     counter.store(present)
+    if let frontier { worker?.advance(to: frontier) }
   }
 
-  /// Hashes, from the file, whatever was written ahead of the frontier, until the frontier
-  /// reaches bytes not yet written.
-  package func catchUp() throws(TransferError) {
-    guard let hasher else {
-      state.withLock { state in
-        while let segment = state.segments.first(where: {
-          $0.start <= state.frontier && state.frontier < $0.next
-        }) {
-          state.frontier = segment.next
-        }
-      }
-      return
+  /// Moves the frontier over every segment's written bytes that continue it.
+  private static func advanceFrontier(
+    _ state: inout (segments: [SegmentProgress], frontier: Int64, present: Int64)
+  ) {
+    while let segment = state.segments.first(where: {
+      $0.start <= state.frontier && state.frontier < $0.next
+    }) {
+      state.frontier = segment.next
     }
-    let chunk = 4 << 20
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-    defer { buffer.deallocate() }
-    while true {
-      let (from, to): (Int64, Int64) = state.withLock { state in
-        guard
-          let segment = state.segments.first(where: {
-            $0.start <= state.frontier && state.frontier <= $0.end
-          })
-        else { return (0, 0) }
-        return (state.frontier, min(segment.next, state.frontier + Int64(chunk)))
-      }
-      guard to > from else { return }
-      var done = 0
-      let wanted = Int(to - from)
-      while done < wanted {
-        let count = pread(fd, buffer.baseAddress! + done, wanted - done, off_t(from) + off_t(done))
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else {
-          throw count == 0
-            ? TransferError(.io, "the partial file is shorter than its segments say")
-            : FileErrors.error(errno, "cannot read the partial file")
-        }
-        done += count
-      }
-      state.withLock { state in
-        guard state.frontier == from else { return }
-        hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<wanted]))
-        state.frontier = to
-      }
+  }
+
+  /// The digests of the file up to the frontier (call it once the segments are done): an
+  /// empty set when none were asked for. Throws when the file could not be read back or the
+  /// worker could not start.
+  package func digests() async throws(TransferError) -> DigestValues {
+    guard hashes else { return DigestValues() }
+    guard let values = await worker?.finish() else {
+      throw TransferError(.io, "cannot read the partial file back to hash it")
     }
+    return values
+  }
+
+  /// Stops the digests' worker, when the download ends without `digests()`.
+  package func abandon() {
+    worker?.abandon()
   }
 }
 
@@ -207,7 +198,7 @@ final class SegmentSink: ResponseSink, @unchecked Sendable {
         rebasing: bytes[done..<min(bytes.count, done + DownloadSink.writeSize)])
       let at = position + Int64(done)
       try FileErrors.pwriteAll(file.fd, piece, at: at, what: "cannot write the partial file")
-      file.wrote(segment: index, at: at, piece)
+      file.wrote(segment: index, at: at, count: piece.count)
       done += piece.count
     }
     bufferStart = position + Int64(bytes.count)

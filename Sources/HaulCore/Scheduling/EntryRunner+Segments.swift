@@ -12,11 +12,12 @@ import Foundation
 /// segments count against `-j` and `--per-host`.
 ///
 /// The file is hashed as a single stream is (SHA-256 when a report or events show it, and
-/// every digest expected or declared; nothing when none is needed); the server's digests are
-/// those the probe's 206 declares (`Repr-Digest`, `Digest`, `x-goog-hash`,
-/// `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only), or from a server
-/// whose ranges carry none (`HeadDigestSource`), those a `HEAD` declares (`headDigests`);
-/// kept in the resume state for a resumed download, which sends no probe.
+/// every digest expected or declared; nothing when none is needed), by a thread of its own
+/// that reads back the file's gapless prefix as the segments extend it (`SegmentedFile`);
+/// the server's digests are those the probe's 206 declares (`Repr-Digest`, `Digest`,
+/// `x-goog-hash`, `x-amz-checksum-sha256`; its `Content-Digest` covers the one byte only),
+/// or from a server whose ranges carry none (`HeadDigestSource`), those a `HEAD` declares
+/// (`headDigests`); kept in the resume state for a resumed download, which sends no probe.
 extension EntryRunner {
   /// Whether `entry` may be split at all (its size, when known, is large enough).
   func maySegment(_ entry: ManifestEntry) -> Bool {
@@ -113,11 +114,7 @@ extension EntryRunner {
     let hasher = DownloadAttempt.digests(
       for: entry, hashes: options.digestsWithoutChecksum, declared: state.server)
     let file = SegmentedFile(fd: fd, segments: plan, hasher: hasher, counter: counter)
-    do throws(TransferError) {
-      try file.catchUp()
-    } catch {
-      return .ended(.failure(Failure(error: error)))
-    }
+    defer { file.abandon() }
 
     let host = self.state.hostID(of: url)
     releaseSlot(host: host)
@@ -128,11 +125,10 @@ extension EntryRunner {
     guard reacquired else { return .ended(.failure(Failure(error: Scheduler.cancelledError))) }
 
     do throws(TransferError) {
-      try file.catchUp()
       guard file.frontier == total else {
         throw TransferError(.protocol, "segments ended at \(file.frontier) of \(total) bytes")
       }
-      let digests = hasher?.finalize() ?? DigestValues()
+      let digests = try await file.digests()
       let verified: [String]
       switch DownloadAttempt.check(entry, server: state.server ?? [], digests) {
       case .success(let sources):
@@ -243,11 +239,6 @@ extension EntryRunner {
           // below), rather than fetch ranges of a file that may be restarted or abandoned.
           first = result
           group.cancelAll()
-        }
-        if first == nil {
-          do throws(TransferError) { try file.catchUp() } catch {
-            first = .ended(.failure(Failure(error: error)))
-          }
         }
         await syncing(save)
       }
