@@ -44,6 +44,8 @@ final class URLSessionExchange: Sendable {
     var bodyBytes: Int64 = 0
     var sentBytes: Int64 = 0
     var stop: Stop?
+    /// The body streamed from its file, when the request has one (the last, after a re-send).
+    var body: URLSessionFileBody?
     /// When the task was resumed and when its head arrived, for `TransferTiming`.
     var resumed: ContinuousClock.Instant?
     var headArrived: ContinuousClock.Instant?
@@ -106,6 +108,23 @@ final class URLSessionExchange: Sendable {
     delegateQueue.addUnboundedOperation { [self] in
       finish(.failure(TransferError(.cancelled, "cancelled")))
     }
+  }
+
+  /// The request streams `body` from its file (see `URLSessionTransport.makeTask`).
+  func send(_ body: URLSessionFileBody) {
+    state.withLock { $0.body = body }
+  }
+
+  /// The body from its first byte again, for libcurl sending the request once more; `nil`
+  /// when the request has no body streamed from a file (corelibs stops the process if given
+  /// a stream for a body it holds in memory). Runs on the task's work queue.
+  func renewedBody() -> InputStream? {
+    let body: URLSessionFileBody? = state.withLock { state in
+      guard let body = state.body?.reopened() else { return nil }
+      state.body = body
+      return body
+    }
+    return body?.stream
   }
 
   // MARK: Delegate queue
@@ -182,6 +201,7 @@ final class URLSessionExchange: Sendable {
     let continuation: Continuation? = state.withLock { state in
       guard state.verdict == nil else { return nil }
       state.verdict = verdict
+      state.body?.close()
       defer { state.continuation = nil }
       return state.continuation
     }
@@ -287,8 +307,8 @@ final class URLSessionExchange: Sendable {
   }
 
   private func verdict(error: (any Error)?) -> Verdict {
-    let (head, wantsBody, bodyBytes, sentBytes, stop, timing) = state.withLock {
-      ($0.head, $0.wantsBody, $0.bodyBytes, $0.sentBytes, $0.stop, Self.timing(of: $0))
+    let (head, wantsBody, bodyBytes, sentBytes, stop, timing, body) = state.withLock {
+      ($0.head, $0.wantsBody, $0.bodyBytes, $0.sentBytes, $0.stop, Self.timing(of: $0), $0.body)
     }
     func answer(_ head: ResponseHead) -> Verdict {
       .success(
@@ -306,6 +326,10 @@ final class URLSessionExchange: Sendable {
       break
     }
     let expected = wantsBody ? head?.contentLength : nil
+    if error != nil, let failure = body?.failure {
+      // The body's file could not be read to its end, and corelibs gave up on the transfer.
+      return .failure(failure)
+    }
     if let error {
       if head == nil, TransferError.isLibcurlOutOfMemory(error) {
         return .failure(.headerLineTooLong)

@@ -10,8 +10,8 @@ import Synchronization
 /// itself built on libcurl's multi-socket interface).
 ///
 /// One ephemeral session per transport: no cookies, no cache, no credential store. Each
-/// `perform` is one data task (downloads) or an upload task streamed from the body's file
-/// (uploads); redirects and 401s come back as responses. Two additions make corelibs fit the
+/// `perform` is one data task, its body (if any) streamed from the body's file or sent from
+/// memory; redirects and 401s come back as responses. Two additions make corelibs fit the
 /// `Transport` contract: `BoundedOperationQueue` gives it back-pressure (corelibs has none),
 /// and `HostGate` holds requests beyond `maxConnectionsPerHost` before their task exists
 /// (corelibs' idle timer would otherwise expire while libcurl queues them).
@@ -98,7 +98,7 @@ public final class URLSessionTransport: Transport {
     let verdict = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         exchange.start(continuation) { [self] () throws(TransferError) -> URLSessionTask in
-          let task = try makeTask(for: request)
+          let task = try makeTask(for: request, exchange)
           delegate.register(exchange, for: task.taskIdentifier)
           return task
         }
@@ -128,56 +128,22 @@ public final class URLSessionTransport: Transport {
     await delegate.waitForInvalidation()
   }
 
-  /// A suspended task for `request`: an upload task streaming the body's file, or one sending
-  /// a part of a file or the bytes the body holds from memory, or a data task.
-  ///
-  /// corelibs streams a body only as a whole file (`uploadTask(with:fromFile:)`, its
-  /// `Content-Length` the file's size); a stream body (`InputStream`) it sends with chunked
-  /// framing and no length, which S3 and resumable-upload servers refuse. So a body that is
-  /// part of its file is read into memory and sent as data (`URLSessionRangeBody`); the curl
-  /// transport streams it from the file.
-  private func makeTask(for request: TransferRequest) throws(TransferError) -> URLSessionTask {
-    let urlRequest = URLRequest(transfer: request)
+  /// A suspended task for `request`: a data task, with the body's bytes from memory or its
+  /// file streamed (`URLSessionFileBody`, which `exchange` is told of).
+  private func makeTask(for request: TransferRequest, _ exchange: URLSessionExchange)
+    throws(TransferError) -> URLSessionTask
+  {
+    var urlRequest = URLRequest(transfer: request)
     switch request.body?.content {
     case nil:
       return session.dataTask(with: urlRequest)
     case .bytes(let bytes):
       return session.uploadTask(with: urlRequest, from: Data(bytes))
     case .file(let path, let offset, let length):
-      // A symbolic link to a regular file is a regular body, as the manifest takes it; the
-      // file is named to corelibs by its resolved path (`attributesOfItem` describes a link
-      // itself, and given a relative link's own path corelibs sent other bytes than its
-      // target's).
-      let file = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-      let size = try Self.regularFileSize(at: file)
-      guard size >= offset + length else {
-        throw TransferError(
-          .io,
-          "the upload's body file holds \(size) bytes, fewer than the \(offset + length) "
-            + "it is sent to")
-      }
-      guard offset == 0, length == size else {
-        let part = try URLSessionRangeBody.read(path, offset: offset, length: length)
-        return session.uploadTask(with: urlRequest, from: part)
-      }
-      return session.uploadTask(with: urlRequest, fromFile: file)
-    }
-  }
-
-  /// The size of the regular file at `file`; `io` when it is missing or not a regular file.
-  private static func regularFileSize(at file: URL) throws(TransferError) -> Int64 {
-    do {
-      let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-      guard attributes[.type] as? FileAttributeType == .typeRegular,
-        let bytes = (attributes[.size] as? NSNumber)?.int64Value
-      else {
-        throw TransferError(.io, "the upload's body is not a regular file")
-      }
-      return bytes
-    } catch let error as TransferError {
-      throw error
-    } catch {
-      throw TransferError(.io, "cannot read the upload's body file: \(error.localizedDescription)")
+      let body = try URLSessionFileBody(path: path, offset: offset, length: length)
+      urlRequest.streamingFileBody(body)
+      exchange.send(body)
+      return session.dataTask(with: urlRequest)
     }
   }
 }

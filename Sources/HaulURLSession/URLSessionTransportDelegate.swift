@@ -81,6 +81,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     rateLimiter?.pace(Int(clamping: bytesSent))
   }
 
+  /// libcurl sends a request again (a reused connection that closed before any answer) and
+  /// rewinds its body: a body streamed from a file starts again from its first byte, which
+  /// corelibs reads up to where libcurl asks. Called on the task's work queue.
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask,
+    needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+  ) {
+    completionHandler(exchange(of: task)?.renewedBody())
+  }
+
   /// haul follows redirects itself: answering `nil` makes corelibs deliver the 3xx as the
   /// final response (`_HTTPURLProtocol.didCompleteRedirectCallback`).
   func urlSession(

@@ -146,6 +146,44 @@ extension TransportConformance {
 }
 
 extension TransportConformance {
+  /// libcurl sends a request again on a new connection when a reused one closes before any
+  /// answer, and rewinds the body for it: the server must then get the whole body once more.
+  /// The fault server reads the first send's body whole (`drop` at its length), so the close
+  /// comes after it and not as a reset in the middle, which libcurl would not retry.
+  @Test(arguments: TransportKind.allCases)
+  func an_upload_whose_reused_connection_closes_unanswered_is_sent_again_whole(
+    _ kind: TransportKind
+  ) async throws {
+    let size: Int64 = 200 << 10
+    try await withFaultServer { server in
+      try await kind.withTransport { transport in
+        try await withScratch { scratch in
+          _ = try await transport.perform(
+            .download(server.dataURL("warm", size: 1000, seed: 28)),
+            sink: try FileTestSink(path: scratch.file("warm")))
+          let source = scratch.file("again.bin")
+          let sha = try TestContent.writeFile(at: source, seed: 28, count: size)
+          let sink = try FileTestSink(path: scratch.file("response"))
+          let response = try await transport.perform(
+            .upload(
+              server.url("/upload/again?drop=\(size)&times=1"), method: "PUT", path: source,
+              length: size),
+            sink: sink)
+          #expect(response.head.status == 201)
+          let upload = try #require(server.upload(named: "again"))
+          #expect(upload.length == size)
+          #expect(upload.sha256 == sha)
+          let warm = server.requests(pathPrefix: "/data/warm").map(\.connectionID)
+          let sends = server.requests(pathPrefix: "/upload/again").map(\.connectionID)
+          #expect(sends.count == 2)
+          #expect(sends.first == warm.first, "the first send should reuse the connection")
+        }
+      }
+    }
+  }
+}
+
+extension TransportConformance {
   @Test(arguments: TransportKind.allCases)
   func a_small_body_arrives_whole_with_no_type_added_to_a_put(_ kind: TransportKind)
     async throws
