@@ -278,7 +278,7 @@ struct CLIRunTests {
     for _ in 0..<300 where !(0..<3).allSatisfy({ partialBytes($0) > 0 }) {
       try await Task.sleep(for: .milliseconds(50))
     }
-    #expect(running.process.isRunning, "haul ended before the signal was sent")
+    #expect(running.isRunning, "haul ended before the signal was sent")
     running.send(signal)
     let started = Date()
     let result = try await running.finish(timeout: 30)

@@ -32,7 +32,7 @@ struct CappedSegmentResumeTests {
       await whenOffPool(
         {
           let saved = SegmentTests.savedSegments(statePath)?.reduce(0) { $0 + $1.next - $1.start }
-          return (saved ?? 0) >= 12 << 20 || !running.process.isRunning
+          return (saved ?? 0) >= 12 << 20 || !running.isRunning
         }, timeout: 60, every: 0.02, then: { running.send(SIGKILL) })
       let killed = try await running.finish(timeout: 30)
       #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")

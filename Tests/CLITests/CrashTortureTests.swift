@@ -49,11 +49,11 @@ struct CrashTortureTests {
     let server = server
     await whenOffPool(
       {
-        !running.process.isRunning
+        !running.isRunning
           || (start + server.bodyBytesSent(path: path) - baseline >= position
             && fileSize(partial) > start)
       }, timeout: 15,
-      then: { if running.process.isRunning { running.send(SIGKILL) } })
+      then: { if running.isRunning { running.send(SIGKILL) } })
     let result = try await running.finish(timeout: 20)
     #expect(result.status == SIGKILL, "haul ended before it was killed: \(result.stderr)")
     return start + server.bodyBytesSent(path: path) - baseline

@@ -89,6 +89,10 @@ struct RunningHaul: @unchecked Sendable {
   let stdoutPath: String
   let stderrPath: String
 
+  /// Whether haul is still running, by the kernel's word (`exitStatus`): `process.isRunning`
+  /// can stay `true` for many seconds after haul has exited.
+  var isRunning: Bool { exitStatus() == nil }
+
   /// Sends `signal` (SIGINT, say) to the process.
   func send(_ signal: Int32) {
     kill(process.processIdentifier, signal)

@@ -57,7 +57,7 @@ struct HostFairnessTests {
     await whenOffPool(
       {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return !running.process.isRunning || names.filter { $0.hasSuffix(".bin") }.count >= 1000
+        return !running.isRunning || names.filter { $0.hasSuffix(".bin") }.count >= 1000
       }, timeout: 100, every: 0.1)
     running.send(SIGINT)
     let result = try await running.finish(timeout: 30)

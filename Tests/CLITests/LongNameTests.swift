@@ -35,11 +35,11 @@ struct LongNameTests {
       let running = try HaulBinary.start(arguments, in: directory)
       let resumable = await whenOffPool(
         {
-          !running.process.isRunning
+          !running.isRunning
             || (Self.sideFile(in: folder, ".haul-state") != nil
               && Self.sideFile(in: folder, ".haul-partial").map { fileSize(folder + "/" + $0) }
                 ?? 0 > 0)
-        }, timeout: 20, then: { if running.process.isRunning { running.send(SIGKILL) } })
+        }, timeout: 20, then: { if running.isRunning { running.send(SIGKILL) } })
       let killed = try await running.finish(timeout: 20)
       #expect(resumable)
       #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")

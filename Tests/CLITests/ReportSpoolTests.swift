@@ -39,8 +39,8 @@ struct ReportSpoolTests {
       runArguments(transport, ["--timeout", "120"]), in: directory)
     let stdout = running.stdoutPath
     let quickDone = await whenOffPool(
-      { doneLines(in: stdout).count >= 10 || !running.process.isRunning }, timeout: 60,
-      then: { if running.process.isRunning { running.send(SIGKILL) } })
+      { doneLines(in: stdout).count >= 10 || !running.isRunning }, timeout: 60,
+      then: { if running.isRunning { running.send(SIGKILL) } })
     let result = try await running.finish(timeout: 20)
 
     #expect(quickDone)

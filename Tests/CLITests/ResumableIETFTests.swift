@@ -118,7 +118,7 @@ struct ResumableIETFTests {
     let arguments = ["run", manifest, "-o", "out", "--report", "report.json", "-q"]
     let running = try HaulBinary.start(arguments + ["--max-rate", "8M"], in: directory)
     await whenOffPool(
-      { server.requests(pathPrefix: "/rufh/u/").count >= 3 || !running.process.isRunning },
+      { server.requests(pathPrefix: "/rufh/u/").count >= 3 || !running.isRunning },
       timeout: 60, every: 0.02, then: { running.send(SIGKILL) })
     let killed = try await running.finish(timeout: 20)
     #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")

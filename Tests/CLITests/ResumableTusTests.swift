@@ -42,7 +42,7 @@ struct ResumableTusTests {
   {
     let running = try HaulBinary.start(arguments + ["--max-rate", "8M"], in: directory)
     await whenOffPool(
-      { recordedOffset(directory) >= 3 * Self.chunk || !running.process.isRunning },
+      { recordedOffset(directory) >= 3 * Self.chunk || !running.isRunning },
       timeout: 60, every: 0.02, then: { running.send(SIGKILL) })
     let killed = try await running.finish(timeout: 20)
     #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
@@ -185,7 +185,7 @@ struct ResumableTusTests {
           "run", manifest, "-o", "out", "--report", "report.json", "--events", "--max-rate", "8M",
         ], in: directory)
       let reached = await whenOffPool(
-        { recordedOffset(directory) >= 3 * Self.chunk || !running.process.isRunning },
+        { recordedOffset(directory) >= 3 * Self.chunk || !running.isRunning },
         timeout: 60, every: 0.02)
       #expect(reached)
       try tus.restart()

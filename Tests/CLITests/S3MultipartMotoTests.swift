@@ -30,7 +30,7 @@ struct S3MultipartMotoTests {
     let running = try HaulBinary.start(
       arguments + ["--max-rate", "3M"], in: directory, environment: env)
     await whenOffPool(
-      { recordedParts(directory) >= 2 || !running.process.isRunning }, timeout: 60, every: 0.02,
+      { recordedParts(directory) >= 2 || !running.isRunning }, timeout: 60, every: 0.02,
       then: { running.send(SIGKILL) })
     let killed = try await running.finish(timeout: 20)
     #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")

@@ -280,12 +280,12 @@ struct SegmentTests {
     let alive = Mutex(false)
     await whenOffPool(
       {
-        guard running.process.isRunning else { return true }
+        guard running.isRunning else { return true }
         guard let segments = savedSegments(statePath), segments.count == 4 else { return false }
         return segments.allSatisfy { $0.next == $0.start + stallBytes }
       }, timeout: 60, every: 0.02,
       then: {
-        alive.withLock { $0 = running.process.isRunning }
+        alive.withLock { $0 = running.isRunning }
         running.send(SIGKILL)
       })
     return alive.withLock { $0 }

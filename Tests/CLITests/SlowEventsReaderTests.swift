@@ -40,7 +40,7 @@ struct SlowEventsReaderTests {
     // fills, or the run writes the whole report.
     let ended = await whenOffPool(
       {
-        spooledLines(spool) >= count || exists(report) || !running.process.isRunning
+        spooledLines(spool) >= count || exists(report) || !running.isRunning
       }, timeout: 120, every: 0.05)
     let spooled = exists(report) ? count : spooledLines(spool)
     #expect(ended && spooled == count, "\(spooled) of \(count) entries ended unread")

@@ -97,9 +97,9 @@ struct TwoRunsTests {
       let second = Mutex<(running: RunningHaul?, afterFirst: Bool)>((nil, false))
       let secondArguments = arguments(transport, report: "b.json")
       await whenOffPool(
-        { !first.process.isRunning || fileSize(partial) > 0 }, timeout: 20,
+        { !first.isRunning || fileSize(partial) > 0 }, timeout: 20,
         then: {
-          let afterFirst = !first.process.isRunning
+          let afterFirst = !first.isRunning
           let running = try? HaulBinary.start(secondArguments, in: directory)
           second.withLock { $0 = (running, afterFirst) }
         })
@@ -137,8 +137,8 @@ struct TwoRunsTests {
       let partial = directory.file("out/killed.bin.haul-partial")
       let first = try HaulBinary.start(arguments(transport, report: "a.json"), in: directory)
       await whenOffPool(
-        { !first.process.isRunning || fileSize(partial) > 0 }, timeout: 20,
-        then: { if first.process.isRunning { first.send(SIGKILL) } })
+        { !first.isRunning || fileSize(partial) > 0 }, timeout: 20,
+        then: { if first.isRunning { first.send(SIGKILL) } })
       let killed = try await first.finish(timeout: 20)
       #expect(killed.status == SIGKILL, "haul ended before it was killed: \(killed.stderr)")
       let kept = fileSize(partial)
