@@ -69,6 +69,75 @@ struct LocalDownloadTests {
     #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin.haul-state")))
   }
 
+  @Test func a_small_download_in_a_new_folder_is_unnamed_until_it_is_linked_in_place() throws {
+    defer { directory.remove() }
+    // Given a body of known small size in a folder this run created
+    let local = try LocalDownload(directory: output, path: "new/f.bin", durable: false)
+    let (fd, existing) = try local.openOrCreatePartial(expecting: 10)
+    defer { close(fd) }
+    #expect(existing == 0)
+    #expect(write(fd, "0123456789", 10) == 10)
+    // Then no name is added to the folder until the file is finished, and that one only
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("new")).isEmpty)
+    try local.finish(partial: fd)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("new")) == ["f.bin"])
+    #expect(
+      try String(contentsOfFile: directory.file("new/f.bin"), encoding: .utf8) == "0123456789")
+  }
+
+  @Test func an_unnamed_partial_gets_its_name_before_an_unfinished_write_and_is_resumed() throws {
+    defer { directory.remove() }
+    let local = try LocalDownload(directory: output, path: "new/f.bin", durable: false)
+    let (fd, _) = try local.openOrCreatePartial(expecting: 10)
+    // When the first bytes written leave the body unfinished (a failed attempt keeps them)
+    try local.namePartial(fd)
+    #expect(write(fd, "0123", 4) == 4)
+    close(fd)
+    // Then they are in the partial file, and the next attempt opens it to resume
+    #expect(local.partial()?.size == 4)
+    let (again, existing) = try local.openOrCreatePartial(expecting: 10)
+    defer { close(again) }
+    #expect(existing == 4)
+    #expect(pwrite(again, "456789", 6, 4) == 6)
+    try local.finish(partial: again)
+    #expect(local.partial() == nil)
+    #expect(
+      try String(contentsOfFile: directory.file("new/f.bin"), encoding: .utf8) == "0123456789")
+  }
+
+  @Test func an_unnamed_file_replaces_what_appeared_at_its_destination_as_a_rename_does() throws {
+    defer { directory.remove() }
+    let local = try LocalDownload(directory: output, path: "f.bin", durable: false)
+    let (fd, _) = try local.openOrCreatePartial(expecting: 10)
+    defer { close(fd) }
+    #expect(write(fd, "0123456789", 10) == 10)
+    // A symlink planted at the destination is replaced, never followed
+    try FileManager.default.createSymbolicLink(
+      atPath: directory.file("f.bin"), withDestinationPath: directory.file("elsewhere"))
+    try local.finish(partial: fd)
+    #expect(local.destination()?.isRegularFile == true)
+    #expect(
+      try String(contentsOfFile: directory.file("f.bin"), encoding: .utf8) == "0123456789")
+    #expect(!FileManager.default.fileExists(atPath: directory.file("elsewhere")))
+    #expect(local.partial() == nil)
+  }
+
+  @Test func a_large_or_unsized_body_and_a_folder_with_files_keep_a_named_partial() throws {
+    defer { directory.remove() }
+    for (path, size) in [("big.bin", LocalDownload.unnamedLimit + 1), ("unsized.bin", nil)] {
+      let local = try LocalDownload(directory: output, path: path, durable: false)
+      let (fd, _) = try local.openOrCreatePartial(expecting: size)
+      close(fd)
+      #expect(local.partial() != nil, "\(path)")
+    }
+    // The output directory now holds files: a new run there looks for partials of its own
+    let found = try OutputDirectory(path: directory.path)
+    let local = try LocalDownload(directory: found, path: "small.bin", durable: false)
+    let (fd, _) = try local.openOrCreatePartial(expecting: 10)
+    close(fd)
+    #expect(local.partial() != nil)
+  }
+
   @Test func a_name_of_255_bytes_gets_a_partial_and_a_state_and_is_finished() throws {
     defer { directory.remove() }
     let leaf = String(repeating: "n", count: 250) + ".data"

@@ -48,6 +48,9 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   private var statePending = false
   /// The validator of the response being written, for the state (`statePending`).
   private var pendingValidator: String?
+  /// Whether the partial file may still be without a name (`LocalDownload.namePartial`):
+  /// `false` once a write that leaves the body unfinished named it.
+  private var partialMayBeUnnamed = true
   /// The body's end offset, when the response says it.
   private var total: Int64?
   /// Hashes a large body beside the transfer (see `DigestWorker`); `nil` for small ones,
@@ -223,11 +226,15 @@ package final class DownloadSink: ResponseSink, @unchecked Sendable {
   }
 
   private func write(_ bytes: UnsafeRawBufferPointer, at position: Int64) throws(TransferError) {
+    let unfinished = Self.writesState(
+      beforeWriteEndingAt: position + Int64(bytes.count), total: total)
+    if partialMayBeUnnamed, unfinished {
+      partialMayBeUnnamed = false
+      try local.namePartial(fd)
+    }
     if statePending {
       statePending = false
-      if Self.writesState(beforeWriteEndingAt: position + Int64(bytes.count), total: total) {
-        try local.recordState(pendingState())
-      }
+      if unfinished { try local.recordState(pendingState()) }
     }
     var done = 0
     while done < bytes.count {

@@ -18,6 +18,9 @@ package final class FolderHandle: Sendable {
   package let createdByRun: Bool
   /// `heldPartials`, once read.
   private let partials = Mutex<Bool?>(nil)
+  /// The room downloads into this folder may take unasked (its file system may be another
+  /// than the output directory's).
+  let room = RoomBudget()
 
   init(_ descriptor: Int32, createdByRun: Bool) {
     self.descriptor = descriptor

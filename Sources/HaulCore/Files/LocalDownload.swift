@@ -47,6 +47,10 @@ package final class LocalDownload: @unchecked Sendable {
     var queued: ResumeState?
     /// Whether a finisher item is on its way to write what is queued.
     var writing = false
+    /// Whether the partial file open now has no name yet (`openUnnamedPartial`).
+    var unnamed = false
+    /// Whether a partial of this entry got a name in this run: its next attempts look for it.
+    var named = false
   }
   private let stateFile = Mutex(StateFile())
   /// Where `recordState` writes states (with `--fsync`, whose state writes wait for the
@@ -188,14 +192,20 @@ package final class LocalDownload: @unchecked Sendable {
   /// bytes free (for unprivileged use), less what is `present` already: a download of known
   /// size that cannot fit fails before its request is sent, instead of after filling the
   /// disk. `present` is asked only when the whole would not fit, so the common case costs
-  /// one `fstatvfs` and no look at the partial file.
+  /// no look at the partial file, and while the folder's `RoomBudget` covers the file, no
+  /// `fstatvfs` either.
   package func ensureRoom(for bytes: Int64, present: () -> Int64 = { 0 }) throws(TransferError) {
     guard bytes > 0 else { return }
+    let budget = folder?.room ?? directory.room
+    if budget.take(bytes) { return }
     var info = statvfs()
     guard fstatvfs(parent, &info) == 0 else { return }
     let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(
       by: UInt64(info.f_frsize))
-    guard !overflow, free < UInt64(bytes) else { return }
+    guard !overflow, free < UInt64(bytes) else {
+      budget.refill(free: overflow ? UInt64.max : free, taking: bytes)
+      return
+    }
     let needed = bytes - min(max(0, present()), bytes)
     guard free < UInt64(needed) else { return }
     throw TransferError(
@@ -220,13 +230,17 @@ package final class LocalDownload: @unchecked Sendable {
   }
 
   /// Opens the partial file for reading and writing, creating it when there is none, and
-  /// returns it with the number of bytes it already held (0 for a new file).
+  /// returns it with the number of bytes it already held (0 for a new file). A body of
+  /// known `size` that `openUnnamedPartial` takes gets a partial file without a name.
   ///
   /// A new file is created with `O_EXCL`, which guarantees a regular file of haul's own: the
   /// common case (nothing to resume) costs one `openat` and no look at the file or its resume
   /// state. An existing one is opened without following a symlink and refused unless it is a
   /// regular file.
-  package func openOrCreatePartial() throws(TransferError) -> (fd: Int32, existing: Int64) {
+  package func openOrCreatePartial(expecting size: Int64? = nil) throws(TransferError) -> (
+    fd: Int32, existing: Int64
+  ) {
+    if let fd = openUnnamedPartial(expecting: size) { return (fd, 0) }
     let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
     let (created, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
       // `withCString` passes the name without the array a converted argument allocates.
@@ -246,6 +260,74 @@ package final class LocalDownload: @unchecked Sendable {
     return (fd, Int64(info.st_size))
   }
 
+  /// The largest body whose partial file may start without a name: a body of known size up
+  /// to `DownloadSink.gatherSize` is gathered in memory and written in one piece at its end,
+  /// so its named partial would hold nothing a crash could resume.
+  package static let unnamedLimit = Int64(DownloadSink.gatherSize)
+
+  /// A partial file without a name (`O_TMPFILE`) for a body of known `size` up to
+  /// `unnamedLimit`, where no partial of this path can exist (its folder is new to the run or
+  /// held none, and no attempt of this run named one): the finished file is linked into
+  /// place (`finish`) instead of created under the partial's name and renamed, one name
+  /// added to the folder instead of two changes. It gets the partial's name before bytes
+  /// that leave its body unfinished are written (`namePartial`), so that what a failed
+  /// attempt keeps is found as before. `nil` where it does not apply or the folder's file
+  /// system refuses (then never again in this run).
+  private func openUnnamedPartial(expecting size: Int64?) -> Int32? {
+    guard let size, size <= Self.unnamedLimit, !recordsETag, directory.takesUnnamedFiles,
+      isNew || !mayHavePartial, !stateFile.withLock({ $0.named })
+    else { return nil }
+    let fd = openat(parent, ".", O_RDWR | Self.unnamedFile | O_CLOEXEC, 0o666)
+    guard fd >= 0 else {
+      directory.refusesUnnamedFiles()
+      return nil
+    }
+    stateFile.withLock { $0.unnamed = true }
+    return fd
+  }
+
+  /// Gives the open partial file `fd` its name (`NAME.haul-partial`) when it has none yet;
+  /// the sink calls it before bytes that leave the body unfinished are written, so that a
+  /// next attempt or the next run finds them (and the resume state written with them).
+  package func namePartial(_ fd: Int32) throws(TransferError) {
+    try stateFile.withLock { file throws(TransferError) in
+      guard file.unnamed else { return }
+      file.unnamed = false
+      // Whatever is at the partial's name is no partial of this run's (a planted symlink is
+      // removed, not followed).
+      if try !link(fd, as: partialName) {
+        unlinkat(parent, partialName, 0)
+        guard try link(fd, as: partialName) else {
+          throw FileErrors.error(EEXIST, "cannot name the partial file of \(path)")
+        }
+      }
+      file.named = true
+    }
+  }
+
+  /// Links the unnamed file `fd` into the folder as `name`: `false` when a name is there
+  /// already. By the descriptor (`AT_EMPTY_PATH`), which kernels before 6.10 allow only with
+  /// `CAP_DAC_READ_SEARCH`, else through its `/proc/self/fd` link, which anyone may use.
+  private func link(_ fd: Int32, as name: String) throws(TransferError) -> Bool {
+    let (linked, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
+      var linked = name.withCString { linkat(fd, "", parent, $0, Self.emptyPath) }
+      if linked != 0 && (errno == ENOENT || errno == EPERM) {
+        linked = name.withCString {
+          linkat(AT_FDCWD, "/proc/self/fd/\(fd)", parent, $0, AT_SYMLINK_FOLLOW)
+        }
+      }
+      return (linked, errno)
+    }
+    if linked == 0 { return true }
+    if code == EEXIST { return false }
+    throw FileErrors.error(code, "cannot move \(path) into place")
+  }
+
+  /// `O_TMPFILE` (Linux: `__O_TMPFILE | O_DIRECTORY`) and `AT_EMPTY_PATH`, which Swift's
+  /// Glibc module does not import.
+  private static let unnamedFile = 0o2000_0000 | O_DIRECTORY
+  private static let emptyPath: Int32 = 0x1000
+
   /// Moves the finished partial file into place and drops its state. With `durable`, the
   /// data is fsync'ed before the rename and the folder after it.
   package func finish(partial fd: Int32) throws(TransferError) {
@@ -253,6 +335,20 @@ package final class LocalDownload: @unchecked Sendable {
     if recordsETag { recordETag(fd) }
     if durable && fsync(fd) != 0 { throw FileErrors.error(errno, "cannot fsync \(path)") }
     try stateFile.withLock { file throws(TransferError) in
+      if file.unnamed {
+        file.unnamed = false
+        if try link(fd, as: leaf) {
+          file.finished = true
+          if file.mayExist { unlinkat(parent, stateName, 0) }
+          return
+        }
+        // Something appeared at the destination: this file replaces it, as a rename does.
+        unlinkat(parent, partialName, 0)
+        guard try link(fd, as: partialName) else {
+          throw FileErrors.error(EEXIST, "cannot move \(path) into place")
+        }
+        file.named = true
+      }
       let (renamed, code) = DirectoryEntryLock.withLock(taking: directory.takesTurnsAddingNames) {
         let renamed = partialName.withCString { from in
           leaf.withCString { to in renameat(parent, from, parent, to) }

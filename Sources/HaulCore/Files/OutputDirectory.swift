@@ -25,14 +25,21 @@ package final class OutputDirectory: Sendable {
   /// every file system but tmpfs and ramfs, where adding a name is quick and taking turns
   /// would cost more (a sleep and a wake-up per file when two loops meet) than it saves.
   let takesTurnsAddingNames: Bool
+  /// Whether small downloads start as unnamed files here (`LocalDownload.openUnnamedPartial`):
+  /// on the local file systems (`localFileSystems`), until one refuses.
+  private let unnamedFiles: Atomic<Bool>
   /// Whether the directory was created by this run or was empty when it was opened: its
   /// files are then only those this run writes (see `LocalDownload.isNew`).
   package let startedEmpty: Bool
   /// The longest name, in bytes, the output directory's file system takes (`NAME_MAX`, read
   /// once at start with `fpathconf`): side files are named to fit it (`PartialNames`).
   package let nameLimit: Int
+  /// The room downloads directly in the output directory may take unasked.
+  let room = RoomBudget()
   /// The claims this run holds on its entries against other haul processes here.
   package let entryLocks: EntryLocks
+  /// Whether another haul process may have finished files here since this run's claims began.
+  package let otherRuns: OtherRuns
 
   /// Opens (creating if needed) the output directory.
   package init(path: String) throws(TransferError) {
@@ -47,12 +54,26 @@ package final class OutputDirectory: Sendable {
     startedEmpty = created || Self.isEmpty(fd)
     let type = FileSystemType.of(fd)
     takesTurnsAddingNames = type != "tmpfs" && type != "ramfs"
+    let local = type.map(Self.localFileSystems.contains) ?? false
+    unnamedFiles = Atomic(local)
     let limit = fpathconf(fd, Int32(_PC_NAME_MAX))
     nameLimit = limit > 0 ? limit : PartialNames.defaultLimit
     entryLocks = EntryLocks(root: fd)
+    otherRuns = OtherRuns(root: fd, shared: local)
   }
 
   deinit { close(descriptor) }
+
+  /// The local file systems, whose folders make unnamed files (`O_TMPFILE`, theirs since
+  /// Linux 3.11 to 3.16) and whose mapped pages every process shares (`OtherRuns`). Network
+  /// and FUSE file systems, which may not, keep named partial files and look at every claim.
+  private static let localFileSystems: Set<String> = ["tmpfs", "ext4", "xfs", "btrfs"]
+
+  /// Whether a small download may start as an unnamed file (see `unnamedFiles`).
+  var takesUnnamedFiles: Bool { unnamedFiles.load(ordering: .relaxed) }
+
+  /// Notes that a folder refused an unnamed file: the rest of the run names its partials.
+  func refusesUnnamedFiles() { unnamedFiles.store(false, ordering: .relaxed) }
 
   /// The folder that holds a download's file at `relativePath`, created when missing, and
   /// the file's name in it: `nil` for the root itself (a plain name), else the folder, kept

@@ -62,7 +62,7 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
     var resumeFrom: Int64 = 0
     let fd: Int32
     do throws(TransferError) {
-      let (opened, existing) = try local.openOrCreatePartial()
+      let (opened, existing) = try local.openOrCreatePartial(expecting: entry.size)
       fd = opened
       if existing > 0, !fresh, let saved = local.readState(), saved.belongs(to: entry),
         saved.segments == nil, let validator = saved.validator,

@@ -43,7 +43,7 @@ extension EntryRunner {
       }
       claimed = true
       // Another process may have finished the file between the check and the claim.
-      if complete == nil, local.destination() != nil {
+      if complete == nil, directory.otherRuns.mayHaveWritten, local.destination() != nil {
         complete = alreadyComplete(entry, local, evenIfNew: true)
       }
     }
