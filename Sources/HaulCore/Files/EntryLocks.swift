@@ -43,11 +43,6 @@ package final class EntryLocks: Sendable {
   private static let unopened: Int32 = -2
   private static let unavailable: Int32 = -1
 
-  /// Linux's `F_OFD_SETLK` and the lock types, which Swift's Glibc module does not import.
-  private static let setLock: Int32 = 37
-  private static let writeLock: Int16 = 1
-  private static let unlock: Int16 = 2
-
   /// How a lock file is opened: `.haul/NAME` below the root's descriptor, its descriptor or
   /// the negated `errno` (`openLockFile(_:in:)`, or a test's stand-in for a failing one).
   private let opening: @Sendable (_ name: String, _ root: Int32) -> Int32
@@ -79,7 +74,7 @@ package final class EntryLocks: Sendable {
     let hash = Self.hash(of: path)
     let shard = Self.shard(of: hash)
     guard let fd = try lockFile(shard) else { return true }
-    if Self.lock(fd, Self.writeLock, at: Self.offset(of: hash)) == 0 { return true }
+    if ByteLock.set(.write, on: fd, at: Self.offset(of: hash)) == 0 { return true }
     // Any other failure (a file system without such locks) is no one else's claim.
     return errno != EAGAIN && errno != EACCES
   }
@@ -89,17 +84,7 @@ package final class EntryLocks: Sendable {
     let hash = Self.hash(of: path)
     let fd = descriptors[Self.shard(of: hash)].load(ordering: .acquiring)
     guard fd >= 0 else { return }
-    _ = Self.lock(fd, Self.unlock, at: Self.offset(of: hash))
-  }
-
-  private static func lock(_ fd: Int32, _ type: Int16, at offset: Int64) -> Int32 {
-    var request = flock()
-    request.l_type = type
-    request.l_whence = Int16(SEEK_SET)
-    request.l_start = off_t(offset)
-    request.l_len = 1
-    request.l_pid = 0
-    return withUnsafeMutablePointer(to: &request) { fcntl(fd, setLock, $0) }
+    _ = ByteLock.set(.none, on: fd, at: Self.offset(of: hash))
   }
 
   /// The 64-bit FNV-1a hash of `path`, which picks both its lock file and its byte.

@@ -43,15 +43,6 @@ package final class OtherRuns: Sendable {
   private static let seen = 2
   private static let size = 4096
 
-  /// Linux's `F_OFD_GETLK`, `F_OFD_SETLK`, `F_OFD_SETLKW` and the lock types, which Swift's
-  /// Glibc module does not import.
-  private static let getLock: Int32 = 36
-  private static let setLock: Int32 = 37
-  private static let setLockWaiting: Int32 = 38
-  private static let readLock: Int16 = 0
-  private static let writeLock: Int16 = 1
-  private static let unlock: Int16 = 2
-
   /// `shared`: whether the output directory's file system is a local one, whose mapped
   /// pages every process on it shares.
   init(root: Int32, shared: Bool) {
@@ -98,35 +89,17 @@ package final class OtherRuns: Sendable {
     descriptor.store(fd, ordering: .releasing)
     var info = stat()
     guard fstat(fd, &info) == 0, info.st_size >= Self.size || ftruncate(fd, off_t(Self.size)) == 0,
-      Self.lock(fd, Self.setLock, Self.readLock, at: 0) == 0
+      ByteLock.set(.read, on: fd, at: 0) == 0
     else { return false }
     guard let mapped = mmap(nil, Self.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
       mapped != UnsafeMutableRawPointer(bitPattern: -1)
     else { return false }
     address.store(Int(bitPattern: mapped), ordering: .releasing)
-    guard Self.lock(fd, Self.setLockWaiting, Self.writeLock, at: 1) == 0 else { return false }
+    guard ByteLock.set(.write, on: fd, at: 1, waiting: true) == 0 else { return false }
     let counted = mapped.load(as: UInt64.self) &+ 1
     mapped.storeBytes(of: counted, as: UInt64.self)
-    _ = Self.lock(fd, Self.setLock, Self.unlock, at: 1)
+    _ = ByteLock.set(.none, on: fd, at: 1)
     own.store(counted, ordering: .releasing)
-    var query = flock()
-    query.l_type = Self.writeLock
-    query.l_whence = Int16(SEEK_SET)
-    query.l_start = 0
-    query.l_len = 1
-    let asked = withUnsafeMutablePointer(to: &query) { fcntl(fd, Self.getLock, $0) }
-    return asked == 0 && query.l_type == Self.unlock
-  }
-
-  private static func lock(_ fd: Int32, _ command: Int32, _ type: Int16, at offset: Int64)
-    -> Int32
-  {
-    var request = flock()
-    request.l_type = type
-    request.l_whence = Int16(SEEK_SET)
-    request.l_start = off_t(offset)
-    request.l_len = 1
-    request.l_pid = 0
-    return withUnsafeMutablePointer(to: &request) { fcntl(fd, command, $0) }
+    return ByteLock.isHeld(against: .write, on: fd, at: 0) == false
   }
 }
