@@ -105,6 +105,32 @@ struct LocalDownloadTests {
       try String(contentsOfFile: directory.file("new/f.bin"), encoding: .utf8) == "0123456789")
   }
 
+  @Test func a_partial_another_run_left_in_a_new_folder_is_resumed() throws {
+    defer { directory.remove() }
+    // Given this run alone in a folder that was empty at its start,
+    #expect(!output.otherRuns.mayHaveWritten)
+    do {
+      // when another run comes and is killed with a small file's first bytes written,
+      let other = try OutputDirectory(path: directory.path)
+      let theirs = try LocalDownload(directory: other, path: "f.bin", durable: false)
+      let (fd, _) = try theirs.openOrCreatePartial(expecting: 10)
+      try theirs.namePartial(fd)
+      #expect(write(fd, "0123", 4) == 4)
+      close(fd)
+    }
+    // then this run's download of that file resumes from them instead of starting unnamed
+    // and leaving their partial beside the finished file.
+    let local = try LocalDownload(directory: output, path: "f.bin", durable: false)
+    let (fd, existing) = try local.openOrCreatePartial(expecting: 10)
+    defer { close(fd) }
+    #expect(existing == 4)
+    #expect(pwrite(fd, "456789", 6, 4) == 6)
+    try local.finish(partial: fd)
+    #expect(local.partial() == nil)
+    #expect(
+      try String(contentsOfFile: directory.file("f.bin"), encoding: .utf8) == "0123456789")
+  }
+
   @Test func an_unnamed_file_replaces_what_appeared_at_its_destination_as_a_rename_does() throws {
     defer { directory.remove() }
     let local = try LocalDownload(directory: output, path: "f.bin", durable: false)

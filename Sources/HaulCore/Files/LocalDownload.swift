@@ -267,7 +267,8 @@ package final class LocalDownload: @unchecked Sendable {
 
   /// A partial file without a name (`O_TMPFILE`) for a body of known `size` up to
   /// `unnamedLimit`, where no partial of this path can exist (its folder is new to the run or
-  /// held none, and no attempt of this run named one): the finished file is linked into
+  /// held none, no attempt of this run named one, and no other run has been in the output
+  /// directory since this one joined, which may have left one): the finished file is linked into
   /// place (`finish`) instead of created under the partial's name and renamed, one name
   /// added to the folder instead of two changes. It gets the partial's name before bytes
   /// that leave its body unfinished are written (`namePartial`), so that what a failed
@@ -275,7 +276,8 @@ package final class LocalDownload: @unchecked Sendable {
   /// system refuses (then never again in this run).
   private func openUnnamedPartial(expecting size: Int64?) -> Int32? {
     guard let size, size <= Self.unnamedLimit, !recordsETag, directory.takesUnnamedFiles,
-      isNew || !mayHavePartial, !stateFile.withLock({ $0.named })
+      isNew || !mayHavePartial, !stateFile.withLock({ $0.named }),
+      !directory.otherRuns.mayHaveWritten
     else { return nil }
     let fd = openat(parent, ".", O_RDWR | Self.unnamedFile | O_CLOEXEC, 0o666)
     guard fd >= 0 else {
