@@ -100,6 +100,7 @@ final class ListingExpansionTests {
       switch $0 {
       case .entry(let entry): entry.path
       case .ended(let entry, let error): entry.path + " " + error.code.description
+      case .skipped(let ending): ending.outcome.path + " skipped"
       }
     }
   }
@@ -305,6 +306,50 @@ final class ListingExpansionTests {
       Self.paths(items) == [
         "out/keep.bin", "out/../escape.bin path_refused", "out/bad.bin path_refused",
       ])
+  }
+
+  @Test func a_listed_file_complete_in_place_is_skipped_as_it_is_listed() async throws {
+    // Given files in place from an earlier run: a.bin of its listed size, b.bin shorter
+    // than listed, c.txt listed without a size, and in sub/ d.txt without a size beside
+    // another file's pending partial
+    let out = directory + "/out"
+    try FileManager.default.createDirectory(
+      atPath: out + "/sub", withIntermediateDirectories: true)
+    for (path, bytes) in [
+      ("a.bin", 3), ("b.bin", 3), ("c.txt", 4), ("sub/d.txt", 2), ("sub/e.txt.haul-partial", 1),
+    ] {
+      #expect(
+        FileManager.default.createFile(atPath: out + "/" + path, contents: Data(count: bytes)))
+    }
+    let lister = FakeLister([
+      Self.root: [
+        ListingPage(
+          files: [
+            ListedFile(urlText: Self.root + "a.bin", relativePath: "a.bin", size: 3),
+            ListedFile(urlText: Self.root + "b.bin", relativePath: "b.bin", size: 5),
+            ListedFile(urlText: Self.root + "c.txt", relativePath: "c.txt"),
+          ], folders: [Self.folder("sub/")])
+      ],
+      Self.root + "sub/": [
+        ListingPage(files: [ListedFile(urlText: Self.root + "sub/d.txt", relativePath: "sub/d.txt")]
+        )
+      ],
+    ])
+    // When the folder is expanded
+    let (items, _) = try await expand(
+      [Self.entry(4, Self.root, recursive: true, path: "out/")], with: lister)
+    // Then the complete files end skipped as they are listed, with the line and URL the
+    // report gives, and the others run as entries: the short one, and the one whose folder
+    // holds a partial (its admission looks for the file's own)
+    #expect(
+      Self.paths(items) == ["out/a.bin skipped", "out/b.bin", "out/c.txt skipped", "out/sub/d.txt"])
+    guard case .skipped(let ending) = items[0] else { throw Expected.ended }
+    #expect(ending.outcome.line == 4)
+    #expect(ending.outcome.url == Self.root + "a.bin")
+    #expect(ending.outcome.text == #"{"url":"http://h/tree/a.bin","path":"out/a.bin","size":3}"#)
+    #expect(ending.completedBytes == 3 && ending.sizeInManifest)
+    guard case .entry(let entry) = items[1] else { throw Expected.entry }
+    #expect(entry.url.absoluteString == Self.root + "b.bin")
   }
 
   enum Expected: Error {

@@ -44,9 +44,23 @@ package struct ListedFolder: Sendable, Hashable {
 /// A file a listing names.
 package struct ListedFile: Sendable, Hashable {
   /// Where it is downloaded from; `nil` when its name makes no URL (the file is refused).
-  package var url: URL?
+  /// For a file made with `init(urlText:)`, parsed from `source` on each read.
+  package var url: URL? {
+    get { givenURL ?? (sourceIsURL ? URL(string: source) : nil) }
+    set {
+      givenURL = newValue
+      sourceIsURL = false
+    }
+  }
   /// The URL as the report's and `--failed`'s line gives it (`s3://bucket/key` for an object).
   package var source: String
+  /// `url`'s text, read without parsing it when the file was made with `init(urlText:)`:
+  /// what a skipped file's report line gives.
+  package var urlText: String? { sourceIsURL ? source : givenURL?.absoluteString }
+  private var givenURL: URL?
+  /// Whether `source` is the URL's text, parsed only when the file is fetched: a file
+  /// found complete in place never needs its URL.
+  private var sourceIsURL = false
   /// Its path relative to the entry's folder (`a/b/c.txt`), as the server names it: the
   /// expansion refuses one that would leave the folder.
   package var relativePath: String
@@ -66,13 +80,41 @@ package struct ListedFile: Sendable, Hashable {
     url: URL?, source: String, relativePath: String, size: Int64? = nil,
     modified: Date? = nil, ifMatch: String? = nil, etag: String? = nil
   ) {
-    self.url = url
+    self.givenURL = url
     self.source = source
     self.relativePath = relativePath
     self.size = size
     self.modified = modified
     self.ifMatch = ifMatch
     self.etag = etag
+  }
+
+  /// A file whose URL is `urlText` (a valid URL's text), which is also its `source`.
+  package init(
+    urlText: String, relativePath: String, size: Int64? = nil, modified: Date? = nil,
+    etag: String? = nil
+  ) {
+    self.init(
+      url: nil, source: urlText, relativePath: relativePath, size: size, modified: modified,
+      etag: etag)
+    sourceIsURL = true
+  }
+
+  package static func == (left: ListedFile, right: ListedFile) -> Bool {
+    left.urlText == right.urlText && left.source == right.source
+      && left.relativePath == right.relativePath && left.size == right.size
+      && left.modified == right.modified && left.ifMatch == right.ifMatch
+      && left.etag == right.etag
+  }
+
+  package func hash(into hasher: inout Hasher) {
+    hasher.combine(urlText)
+    hasher.combine(source)
+    hasher.combine(relativePath)
+    hasher.combine(size)
+    hasher.combine(modified)
+    hasher.combine(ifMatch)
+    hasher.combine(etag)
   }
 }
 

@@ -29,8 +29,10 @@ package enum IndexPage {
     var names: [ListedName] = []
     var seen = Set<String>()
     var unmarked = false
+    let endsInSlash = folder.path(percentEncoded: true).hasSuffix("/")
     for href in links(in: body) {
-      guard let (name, isFolder) = ListedName.child(href, of: folder) else {
+      guard let (name, isFolder) = ListedName.child(href, of: folder, endsInSlash: endsInSlash)
+      else {
         if href.trimmingASCIIWhitespace() == ".." { unmarked = true }
         continue
       }
@@ -65,7 +67,11 @@ package enum IndexPage {
         {
           index += 1
         }
-        let name = String(decoding: body[nameStart..<index], as: UTF8.self).lowercased()
+        let isHref =
+          index - nameStart == 4 && body[nameStart] | 0x20 == UInt8(ascii: "h")
+          && body[nameStart + 1] | 0x20 == UInt8(ascii: "r")
+          && body[nameStart + 2] | 0x20 == UInt8(ascii: "e")
+          && body[nameStart + 3] | 0x20 == UInt8(ascii: "f")
         while index < count, isSpace(body[index]) { index += 1 }
         guard index < count, body[index] == UInt8(ascii: "=") else {
           if index == nameStart { index += 1 }
@@ -88,7 +94,7 @@ package enum IndexPage {
           }
           value = body[start..<index]
         }
-        if name == "href" {
+        if isHref {
           hrefs.append(ListedName.decodeEntities(Substring(String(decoding: value, as: UTF8.self))))
         }
       }

@@ -33,10 +33,18 @@ package struct ListedName: Sendable, Hashable {
   /// folder, or `nil` when it is no child of the folder: another origin, the folder itself
   /// or above it, deeper than one segment, or a link with a query or a fragment (sort
   /// links, `?C=N;O=D`). `href` is as written in the page, HTML entities decoded.
-  package static func child(_ href: String, of folder: URL) -> (name: String, isFolder: Bool)? {
+  /// `endsInSlash` is whether `folder`'s path ends in `/`, when the caller knows it (a page
+  /// asks it once for all its links).
+  package static func child(_ href: String, of folder: URL, endsInSlash: Bool? = nil) -> (
+    name: String, isFolder: Bool
+  )? {
     // ASCII white space only, as browsers strip it from a link.
     let trimmed = href.trimmingASCIIWhitespace()
-    if let name = plainChild(trimmed, of: folder) { return name }
+    if endsInSlash ?? folder.path(percentEncoded: true).hasSuffix("/"),
+      let name = plainChild(trimmed)
+    {
+      return name
+    }
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#"),
       let link = URL(string: validURLText(trimmed), relativeTo: folder)?.absoluteURL,
       link.query(percentEncoded: true) == nil, link.fragment(percentEncoded: true) == nil,
@@ -56,19 +64,17 @@ package struct ListedName: Sendable, Hashable {
   }
 
   /// The child a link of one relative segment names (`name`, `name/`, as index pages
-  /// mostly give them), read without building a URL: what `child` would find, since such a
-  /// link resolves to the folder's path plus that segment. `nil` for any other link, which
-  /// `child` resolves as a URL.
-  private static func plainChild(_ href: String, of folder: URL) -> (name: String, isFolder: Bool)?
-  {
-    var body = Substring(href)
-    let isFolder = body.hasSuffix("/")
-    if isFolder { body = body.dropLast() }
-    guard !body.isEmpty, body != ".", body != "..",
-      !body.utf8.contains(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 || $0 == 0x3A }),
-      folder.path(percentEncoded: true).hasSuffix("/")
+  /// mostly give them) in a folder whose path ends in `/`, read without building a URL:
+  /// what `child` would find, since such a link resolves to the folder's path plus that
+  /// segment. `nil` for any other link, which `child` resolves as a URL.
+  private static func plainChild(_ href: String) -> (name: String, isFolder: Bool)? {
+    let bytes = href.utf8
+    let isFolder = bytes.last == UInt8(ascii: "/")
+    let body = bytes.dropLast(isFolder ? 1 : 0)
+    guard !body.isEmpty, !body.elementsEqual(".".utf8), !body.elementsEqual("..".utf8),
+      !body.contains(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 || $0 == 0x3A })
     else { return nil }
-    return (percentDecoded(body), isFolder)
+    return (percentDecoded(Substring(body)), isFolder)
   }
 
   /// The path's segments, each percent-decoded after the split (a `%2F` stays inside its
@@ -119,6 +125,12 @@ package struct ListedName: Sendable, Hashable {
 
   /// The URL of the child `name` in `folder`, `name` percent-encoded as one segment.
   package static func url(of name: String, isFolder: Bool, in folder: URL) -> URL? {
+    URL(string: urlText(of: name, isFolder: isFolder, in: folder))
+  }
+
+  /// The text of `url(of:isFolder:in:)`, without parsing it: the folder's URL and one
+  /// segment of path characters, a valid URL as the folder's is.
+  package static func urlText(of name: String, isFolder: Bool, in folder: URL) -> String {
     var text = folder.absoluteString
     if !text.hasSuffix("/") { text += "/" }
     if name.utf8.allSatisfy(isSegmentByte) {
@@ -127,7 +139,7 @@ package struct ListedName: Sendable, Hashable {
       text += name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
     }
     if isFolder { text += "/" }
-    return URL(string: text)
+    return text
   }
 
   /// What a path segment may hold unescaped: RFC 3986 `pchar` less `;` and `=` (read as

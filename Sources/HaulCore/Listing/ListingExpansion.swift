@@ -140,8 +140,13 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     }
     walk.pending[start...].reverse()
     page.reserveCapacity(listed.files.count)
+    let runner = runner
+    let inPlace = { (path: String, size: Int64?, listedModified: Int?) in
+      runner.listedFileInPlace(path, size: size, listedModified: listedModified)
+    }
     for file in listed.files {
-      guard let item = ListingItem(file, of: walk.entry, folders: folders) else { continue }
+      guard let item = ListingItem(file, of: walk.entry, folders: folders, inPlace: inPlace)
+      else { continue }
       page.append(item)
       runner.state.listing.add(item)
     }

@@ -8,40 +8,64 @@ enum ListingItem: Sendable {
   /// An entry that ended before any transfer, with its error: a folder that could not be
   /// listed, or a listed file refused (`path_refused`).
   case ended(ManifestEntry, TransferError)
+  /// A listed file found complete in place (`EntryRunner.listedFileInPlace`), skipped
+  /// without an entry, a URL or a request.
+  case skipped(EntryRunner.Ending)
 
   /// What `file`, listed for `folderEntry`, becomes; `nil` when it lies deeper than
-  /// `folders.depth` or the filter leaves it out.
-  init?(_ file: ListedFile, of folderEntry: ManifestEntry, folders: FolderOptions) {
-    let segments = file.relativePath.split(separator: "/", omittingEmptySubsequences: false)
-    guard segments.count <= folders.depth, folders.filter.takes(file.relativePath) else {
+  /// `folders.depth` or the filter leaves it out. `inPlace` is asked for a download's
+  /// normal path, listed size and listed mtime: the length of its file when that is
+  /// complete and skipped, else `nil`.
+  init?(
+    _ file: ListedFile, of folderEntry: ManifestEntry, folders: FolderOptions,
+    inPlace: ((_ path: String, _ size: Int64?, _ listedModified: Int?) -> Int64?)? = nil
+  ) {
+    let (depth, dotted) = Self.shape(of: file.relativePath)
+    guard depth <= folders.depth, folders.filter.takes(file.relativePath) else {
       return nil
     }
     let wanted = folderEntry.path + file.relativePath
+    let listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
     var line = JSONObject()
     line.add("url", file.source)
     line.add("path", wanted)
     if folderEntry.operation == .upload { line.add("op", "upload") }
     if let size = file.size { line.add("size", size) }
+    let normalized = ManifestPath.normalize(wanted)
+    if !dotted, case .success(let normal) = normalized, let inPlace,
+      folderEntry.operation == .download, let urlText = file.urlText,
+      let length = inPlace(normal, file.size, listedModified)
+    {
+      let outcome = EntryOutcome(
+        line: folderEntry.line, text: line.json, url: urlText, path: normal,
+        operation: .download, status: .skipped, bytes: 0, attempts: 0, seconds: 0,
+        sha256: nil, error: nil)
+      self = .skipped(
+        EntryRunner.Ending(
+          outcome: outcome, completedBytes: length, sizeInManifest: file.size != nil))
+      return
+    }
+    let url = file.url
     var entry = ManifestEntry(
       line: folderEntry.line, text: line.json, operation: folderEntry.operation,
-      url: file.url ?? folderEntry.url, path: wanted, method: folderEntry.method,
+      url: url ?? folderEntry.url, path: wanted, method: folderEntry.method,
       size: file.size, headers: folderEntry.headers)
-    if segments.contains(where: { $0 == "." || $0 == ".." }) {
+    if dotted {
       self = .ended(entry, Self.refusal("has a . or .. segment"))
       return
     }
-    switch ManifestPath.normalize(wanted) {
+    switch normalized {
     case .success(let path): entry.path = path
     case .failure(let problem):
       self = .ended(entry, Self.refusal("makes a refused path (\(problem.reason))"))
       return
     }
-    guard let url = file.url else {
+    guard let url else {
       self = .ended(entry, Self.refusal("makes no valid URL"))
       return
     }
     entry.url = url
-    entry.listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
+    entry.listedModified = listedModified
     entry.listedETag = file.etag ?? file.ifMatch
     if let etag = file.ifMatch, !etag.isEmpty,
       !entry.headers.contains(where: { $0.hasName("If-Match") })
@@ -49,6 +73,27 @@ enum ListingItem: Sendable {
       entry.headers.append(HTTPField("If-Match", etag))
     }
     self = .entry(entry)
+  }
+
+  /// How many segments `relativePath` has (`a/b` two, `a/` two), and whether one is `.` or
+  /// `..`; read in one pass over the bytes, as every listed file is.
+  static func shape(of relativePath: String) -> (depth: Int, dotted: Bool) {
+    var depth = 1
+    var dotted = false
+    // The length of the segment read so far, and how many of its bytes are dots.
+    var (length, dots) = (0, 0)
+    for byte in relativePath.utf8 {
+      if byte == UInt8(ascii: "/") {
+        if length > 0, length <= 2, dots == length { dotted = true }
+        depth += 1
+        (length, dots) = (0, 0)
+      } else {
+        length += 1
+        if byte == UInt8(ascii: ".") { dots += 1 }
+      }
+    }
+    if length > 0, length <= 2, dots == length { dotted = true }
+    return (depth, dotted)
   }
 
   /// The transfer a folder that cannot be listed ends as: its URL, its local folder.

@@ -24,6 +24,7 @@ final class ListingTally: Sendable {
     switch item {
     case .entry(let entry): size = entry.size
     case .ended(let entry, _): size = entry.size
+    case .skipped(let ending): size = ending.sizeInManifest ? ending.completedBytes : nil
     }
     entries.add(1, ordering: .relaxed)
     if let size {

@@ -134,17 +134,26 @@ package final class WebFolderLister: FolderLister {
       let relative = folder.relativePath + child.name
       let leaves =
         child.name == "." || child.name == ".." || child.name.utf8.contains(UInt8(ascii: "/"))
-      let url =
-        leaves ? nil : ListedName.url(of: child.name, isFolder: child.isFolder, in: folder.url)
-      if child.isFolder, let url {
+      if !leaves, child.isFolder,
+        let url = ListedName.url(of: child.name, isFolder: true, in: folder.url)
+      {
         page.folders.append(folder.child(named: child.name, at: url))
         continue
       }
+      if leaves || child.isFolder {
+        page.files.append(
+          ListedFile(
+            url: nil, source: folder.url.absoluteString + child.name,
+            relativePath: relative + (child.isFolder ? "/" : ""), size: child.size,
+            modified: child.modified, etag: child.etag))
+        continue
+      }
+      // A file's URL is parsed only if it is fetched (`ListedFile.init(urlText:)`).
       page.files.append(
         ListedFile(
-          url: url, source: url?.absoluteString ?? folder.url.absoluteString + child.name,
-          relativePath: relative + (child.isFolder ? "/" : ""), size: child.size,
-          modified: child.modified, etag: child.etag))
+          urlText: ListedName.urlText(of: child.name, isFolder: false, in: folder.url),
+          relativePath: relative, size: child.size, modified: child.modified,
+          etag: child.etag))
     }
     return page
   }

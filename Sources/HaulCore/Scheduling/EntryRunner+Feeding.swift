@@ -111,16 +111,10 @@ extension EntryRunner {
   private func alreadyComplete(
     _ entry: ManifestEntry, _ local: LocalDownload, evenIfNew: Bool = false
   ) -> (AttemptSuccess, Int64)? {
-    guard evenIfNew || !local.isNew, let destination = local.destination(),
-      destination.isRegularFile
+    guard evenIfNew || !local.isNew,
+      let destination = matching(
+        local.destination(), size: entry.size, listedModified: entry.listedModified)
     else { return nil }
-    if let size = entry.size, destination.size != size { return nil }
-    if let listed = entry.listedModified,
-      !ListedTime.isCurrent(
-        local: destination.modified, listed: listed, remoteTime: options.remoteTime)
-    {
-      return nil
-    }
     let expected = entry.expectedDigests
     if !expected.isEmpty {
       guard let (digests, _) = local.digestsOfDestination(expected.algorithms),
@@ -133,5 +127,41 @@ extension EntryRunner {
     }
     if entry.size == nil && local.mayHavePartial && local.partial() != nil { return nil }
     return (AttemptSuccess(), destination.size)
+  }
+
+  /// The length of the file a folder listing names at `path` (in normal form) with `size`
+  /// and mtime `listedModified`, when it is complete in place by the rules of
+  /// `alreadyComplete` for an entry without digests, so that it is skipped without an
+  /// entry: one `fstatat` through its folder's descriptor. `nil` leaves the file to
+  /// `admission(for:)`, which also looks for its partial, claims it or refuses its path: a
+  /// file without a size in a folder that may hold a partial (or under `--refresh`, which
+  /// re-checks such a file), one whose folder cannot be opened, and any not complete.
+  func listedFileInPlace(_ path: String, size: Int64?, listedModified: Int?) -> Int64? {
+    if size == nil && options.refresh { return nil }
+    guard let (folder, leaf) = try? directory.folder(of: path),
+      !(folder?.createdByRun ?? directory.startedEmpty),
+      size != nil || !(folder?.heldPartials ?? true)
+    else { return nil }
+    return withExtendedLifetime(folder) {
+      matching(
+        FileStatus.lstat(folder?.descriptor ?? directory.descriptor, leaf), size: size,
+        listedModified: listedModified)?.size
+    }
+  }
+
+  /// `destination` when it is a regular file of `size` (when known) whose mtime is current
+  /// for `listedModified` (when listed, `ListedTime`).
+  private func matching(_ destination: FileStatus?, size: Int64?, listedModified: Int?)
+    -> FileStatus?
+  {
+    guard let destination, destination.isRegularFile else { return nil }
+    if let size, destination.size != size { return nil }
+    if let listedModified,
+      !ListedTime.isCurrent(
+        local: destination.modified, listed: listedModified, remoteTime: options.remoteTime)
+    {
+      return nil
+    }
+    return destination
   }
 }

@@ -155,6 +155,13 @@ public actor Scheduler {
         case .ended(let entry, let error):
           handOver.end(
             .init(outcome: Self.outcome(entry, error: error), sizeInManifest: entry.size != nil))
+        case .skipped(var ending):
+          if cancelFlag.load(ordering: .relaxed) {
+            ending.outcome.status = .failed
+            ending.outcome.error = Self.cancelledError
+            ending.completedBytes = 0
+          }
+          handOver.end(ending)
         }
       }
       guard !batch.isEmpty else { continue }
