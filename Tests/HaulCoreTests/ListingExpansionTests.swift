@@ -36,6 +36,66 @@ final class FakeLister: FolderLister {
   }
 }
 
+/// A lister whose root names `count` subfolders and whose subfolders' pages wait until
+/// `open()`, or until their own task is cancelled: a page that ends cancelled throws
+/// `cancelled` and counts in `cancelled`, one let through names one file.
+final class GatedLister: FolderLister {
+  let count: Int
+  /// Each page asked for, by folder URL.
+  let asked = Mutex<[String]>([])
+  let cancelled = Atomic<Int>(0)
+  private let gate = Mutex<
+    (open: Bool, waiting: [String: CheckedContinuation<Void, Never>], ended: Set<String>)
+  >((false, [:], []))
+
+  init(count: Int) {
+    self.count = count
+  }
+
+  func lists(_ entry: ManifestEntry) -> Bool { entry.recursive }
+
+  func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
+    async throws(TransferError) -> ListingPage
+  {
+    let key = folder.url.absoluteString
+    asked.withLock { $0.append(key) }
+    if folder.relativePath.isEmpty {
+      return ListingPage(folders: (0..<count).map { ListingExpansionTests.folder("d\($0)/") })
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let now = gate.withLock { gate in
+          if gate.open || gate.ended.contains(key) { return true }
+          gate.waiting[key] = continuation
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    } onCancel: {
+      let waiting = gate.withLock { gate in
+        gate.ended.insert(key)
+        return gate.waiting.removeValue(forKey: key)
+      }
+      waiting?.resume()
+    }
+    if Task.isCancelled {
+      cancelled.add(1, ordering: .relaxed)
+      throw Scheduler.cancelledError
+    }
+    return ListingPage(files: [ListingExpansionTests.file(folder.relativePath + "f")])
+  }
+
+  /// Lets every page waiting, and every page asked for from now on, through.
+  func open() {
+    let waiting = gate.withLock { gate in
+      gate.open = true
+      defer { gate.waiting.removeAll() }
+      return Array(gate.waiting.values)
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+}
+
 @Suite("ListingExpansion: a folder entry walked through a fake lister")
 final class ListingExpansionTests {
   let directory = FileManager.default.temporaryDirectory
@@ -75,12 +135,7 @@ final class ListingExpansionTests {
     _ entries: [ManifestEntry], with lister: FakeLister, depth: Int = 32,
     filter: PathFilter = PathFilter(), handedOut: (EntryRunner) -> Void = { _ in }
   ) async throws -> (items: [ListingItem], askedBefore: [Int]) {
-    let scheduler = Scheduler(
-      transport: ScriptedTransport { _, _ in .init(status: 500) },
-      options: SchedulerOptions(outputDirectory: directory))
-    let runner = EntryRunner(
-      scheduler: scheduler, directory: try OutputDirectory(path: directory),
-      events: SerializedEventHandler { _ in })
+    let runner = try makeRunner()
     var expansion = ListingExpansion(
       entries.makeIterator(), listers: [lister],
       folders: FolderOptions(depth: depth, filter: filter), runner: runner)
@@ -92,6 +147,16 @@ final class ListingExpansionTests {
       handedOut(runner)
     }
     return (items, askedBefore)
+  }
+
+  /// A run's runner over `directory`, whose transport answers 500 to everything.
+  func makeRunner() throws -> EntryRunner {
+    let scheduler = Scheduler(
+      transport: ScriptedTransport { _, _ in .init(status: 500) },
+      options: SchedulerOptions(outputDirectory: directory))
+    return EntryRunner(
+      scheduler: scheduler, directory: try OutputDirectory(path: directory),
+      events: SerializedEventHandler { _ in })
   }
 
   /// The items' paths, a failed or refused one with its error code after a space.
@@ -350,6 +415,35 @@ final class ListingExpansionTests {
     #expect(ending.completedBytes == 3 && ending.sizeInManifest)
     guard case .entry(let entry) = items[1] else { throw Expected.entry }
     #expect(entry.url.absoluteString == Self.root + "b.bin")
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func a_walk_stopped_mid_tree_cancels_the_pages_asked_ahead_and_asks_no_more() async throws {
+    // Given a root naming 20 subfolders, whose pages wait until they are let through
+    let lister = GatedLister(count: 20)
+    let runner = try makeRunner()
+    let entry = Self.entry(1, Self.root, recursive: true, path: "out/")
+    let walk = Task {
+      var expansion = ListingExpansion(
+        [entry].makeIterator(), listers: [lister], folders: FolderOptions(), runner: runner)
+      var items: [ListingItem] = []
+      while let item = await expansion.nextItem() { items.append(item) }
+      return items
+    }
+    let ahead = ListingExpansion<IndexingIterator<[ManifestEntry]>>.pagesAhead
+    while lister.asked.withLock({ $0.count }) < 1 + ahead {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    // When the walk is cancelled while the first folders' pages are asked for ahead, and
+    // the pages are let through after that
+    walk.cancel()
+    lister.open()
+    let items = await walk.value
+    // Then every page asked for ahead ended cancelled, none was asked for after the
+    // cancellation, and every subfolder ends as a transfer failed with `cancelled`
+    #expect(lister.cancelled.load(ordering: .relaxed) == ahead)
+    #expect(lister.asked.withLock { $0.count } == 1 + ahead)
+    #expect(Self.paths(items) == (0..<20).map { "out/d\($0)/ cancelled" })
   }
 
   enum Expected: Error {

@@ -16,7 +16,10 @@ import Foundation
 /// The first pages of the next `pagesAhead` folders waiting to be listed are asked for ahead,
 /// while the current page is handed out, so that a tree of many small folders is not listed
 /// one round trip at a time; they are still taken in order, so what is handed out and how
-/// loops are found do not change, and at most `pagesAhead` pages more are held.
+/// loops are found do not change, and at most `pagesAhead` pages more are held. Once the
+/// feeder's task is cancelled (the run stops mid-tree), the pages asked for ahead are
+/// cancelled with it (`PagesAhead`), no page is asked for any more, and each folder still
+/// waiting ends as a transfer failed with `cancelled`.
 ///
 /// Not thread-safe: the feeder alone pulls.
 struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
@@ -24,9 +27,6 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
 
   /// How many waiting folders' first pages are asked for ahead of their turn.
   static var pagesAhead: Int { 8 }
-
-  /// A first page asked for ahead.
-  private typealias Ahead = Task<Result<ListingPage, TransferError>, Never>
 
   /// The tree being listed.
   private struct Walk {
@@ -42,8 +42,6 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     var continuation: (folder: ListedFolder, cursor: String)?
     /// The ancestors' fingerprints of the folder being listed.
     var ancestors: [Int] = []
-    /// The first pages of waiting folders asked for ahead, by folder URL.
-    var ahead: [String: Ahead] = [:]
   }
 
   private var base: Base
@@ -51,6 +49,8 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
   private let folders: FolderOptions
   private let runner: EntryRunner
   private var walk: Walk?
+  /// The first pages of waiting folders asked for ahead.
+  private let ahead = PagesAhead()
   /// The current page's items, handed out from `next`.
   private var page: [Item] = []
   private var next = 0
@@ -76,7 +76,11 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       next = 0
       if var current = walk {
         walk = nil
-        await list(&current)
+        await withTaskCancellationHandler {
+          await list(&current)
+        } onCancel: { [ahead] in
+          ahead.cancelAll()
+        }
         if current.continuation != nil || !current.pending.isEmpty { walk = current }
         continue
       }
@@ -104,8 +108,10 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       return
     }
     let answer: Result<ListingPage, TransferError>
-    if cursor == nil, let asked = walk.ahead.removeValue(forKey: folder.url.absoluteString) {
-      answer = await asked.value
+    if cursor == nil, let asked = await ahead.take(folder.url.absoluteString) {
+      answer = asked
+    } else if Task.isCancelled {
+      answer = .failure(Scheduler.cancelledError)
     } else {
       answer = await walk.lister.result(
         of: folder, after: cursor, through: ListingClient(runner: runner, entry: walk.entry))
@@ -155,12 +161,12 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
   /// Asks for the first pages of the next `pagesAhead` waiting folders (the last ones of
   /// `pending`) that are not asked for yet; none while a folder's next page comes first.
   private func askAhead(_ walk: inout Walk) {
-    guard walk.continuation == nil else { return }
+    guard walk.continuation == nil, !Task.isCancelled else { return }
     for (folder, _) in walk.pending.suffix(Self.pagesAhead).reversed() {
       let key = folder.url.absoluteString
-      guard walk.ahead[key] == nil else { continue }
+      guard !ahead.holds(key) else { continue }
       let (lister, client) = (walk.lister, ListingClient(runner: runner, entry: walk.entry))
-      walk.ahead[key] = Task { await lister.result(of: folder, after: nil, through: client) }
+      ahead.keep(Task { await lister.result(of: folder, after: nil, through: client) }, for: key)
     }
   }
 }
