@@ -7,7 +7,8 @@ import HaulCore
 /// `Key`, `Size`, `ETag`, `IsTruncated`, `NextContinuationToken`, `EncodingType`): a page
 /// is at most 1,000 objects, and an XML parser would bring libxml2 for that. Keys are asked
 /// for with `encoding-type=url`, so that any key (control characters included) survives the
-/// XML; they are percent-decoded here when the answer says `url`.
+/// XML; they are decoded here when the answer says `url`, as a form's value is: `+` is a
+/// space (S3 and `rclone serve s3` write a space so, and a `+` as `%2B`), then each `%XX`.
 package struct S3ListPage: Sendable, Hashable {
   /// One listed object.
   package struct Object: Sendable, Hashable {
@@ -36,7 +37,7 @@ package struct S3ListPage: Sendable, Hashable {
       guard var key = scanner.element("Key", in: contents),
         let size = scanner.element("Size", in: contents).flatMap({ Int64($0) }), size >= 0
       else { return nil }
-      if urlEncoded { key = S3URIEncoding.decode(Substring(key)) }
+      if urlEncoded { key = S3URIEncoding.decode(Substring(key.replacing("+", with: " "))) }
       objects.append(Object(key: key, size: size, etag: scanner.element("ETag", in: contents)))
     }
     let truncated = scanner.element("IsTruncated", in: bytes[...]) == "true"

@@ -25,6 +25,17 @@ import Testing
     #expect(page.nextToken == "tok/en=")
   }
 
+  @Test func a_url_encoded_key_reads_a_plus_as_a_space_as_s3_writes_it() throws {
+    // Given keys as S3 and rclone encode them: a space as `+`, a `+` as `%2B`
+    let page = try #require(
+      parse(
+        "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>p/with+space.txt</Key>"
+          + "<Size>1</Size></Contents><Contents><Key>p/a%2Bb+c.bin</Key><Size>2</Size>"
+          + "</Contents><EncodingType>url</EncodingType></ListBucketResult>"))
+    // Then each key is the one that was stored
+    #expect(page.objects.map(\.key) == ["p/with space.txt", "p/a+b c.bin"])
+  }
+
   @Test func the_last_page_has_no_token_and_keys_without_encoding_stay_as_written() throws {
     let page = try #require(
       parse(
