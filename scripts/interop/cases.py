@@ -404,6 +404,50 @@ def folder_names(context, origin, transport, listing, prefix):
     return "%d files, rerun skipped all%s" % (len(TREE_FILES), how)
 
 
+# The local tree the S3 folder upload sends: nested folders, and names whose keys need
+# encoding (a space, %, #, ?, +, =, &, non-ASCII letters).
+S3_TREE = {"a.bin": 1000, "with space.txt": 2_000, "100%.bin": 300, "hash#1.txt": 1,
+           "what?.txt": 5, "a+b=c&d.txt": 6, "\u00fcn\u00efc\u00f6d\u00e9 \u65e5\u672c.txt": 40,
+           "sub/b c.bin": 70_000, "sub/deeper/d.bin": 5}
+
+
+def s3_folder_upload(context, origin, transport):
+    """A local folder uploaded to an S3 prefix under --s3 (`{"op": "upload", "path":
+    "site/", "url": "s3://BUCKET/PREFIX/"}`): every regular file becomes the key of its path
+    below the prefix, byte for byte in the server's store; a symlink that leads out of the
+    folder is not sent and an empty folder costs nothing. Then the prefix, listed back
+    (ListObjectsV2), brings every file down again."""
+    folder = context.folder("s3-put-folder")
+    out = os.path.join(folder, "out")
+    sums = {}
+    for index, (path, size) in enumerate(sorted(S3_TREE.items())):
+        sums[path] = write_file(os.path.join(out, "site", path), size, 4000 + index)
+    write_file(os.path.join(out, "outside.txt"), 10, 4100)
+    os.symlink("../outside.txt", os.path.join(out, "site", "leads-out"))
+    os.makedirs(os.path.join(out, "site", "empty"))
+    prefix = "%s/pub/" % transport
+    url = "s3://%s/%s" % (origin.bucket, prefix)
+    arguments, env = origin.s3_arguments(), origin.s3_environment(folder)
+    run = context.haul.run(folder, [{"op": "upload", "path": "site/", "url": url}], transport,
+                           arguments, env)
+    check_ok(run, len(S3_TREE))
+    for path, sha in sums.items():
+        stored = origin.stored(prefix + path)
+        check(os.path.exists(stored), "%s is not on the server" % path)
+        check(sha256_file(stored) == sha, "%s differs on the server" % path)
+    check(not os.path.lexists(origin.stored(prefix + "leads-out")),
+          "the link out of the folder was sent")
+    back = context.haul.run(folder, [{"url": url, "path": "back/"}], transport, arguments, env)
+    check_ok(back, len(S3_TREE))
+    for path, sha in sums.items():
+        name = os.path.join(out, "back", path)
+        check(os.path.exists(name) and sha256_file(name) == sha, "%s came back wrong" % path)
+    return "%d files as keys below %s, listed back byte for byte" % (len(S3_TREE), prefix)
+
+
+S3_CASES = [("put-folder-s3", s3_folder_upload)]
+
+
 def write_version(origin, path, content, mtime):
     """Puts a new version of a served file in place, and waits until `origin` has seen it: a
     user refreshes after the server noticed the change, not within its stat cache."""
@@ -426,7 +470,10 @@ ORIGIN_CASES = [
 
 def origin_cases(origin):
     """The cases `origin` runs, in order: the origin cases it takes, then "tree-FORMAT"
-    (folder_names) for each listing format it serves (a case filter "tree" takes them all)."""
+    (folder_names) for each listing format it serves (a case filter "tree" takes them all);
+    an S3 server runs the S3 cases alone."""
+    if getattr(origin, "speaks_s3", False):
+        return list(S3_CASES)
     wanted = origin.cases
     cases = [(name, function) for name, function in ORIGIN_CASES
              if wanted is None or name in wanted]

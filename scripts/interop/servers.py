@@ -3,7 +3,8 @@ throwaway configuration written into its own folder: five origins (apache2 with 
 and mod_http2, lighttpd with mod_webdav, caddy, h2o, nginx with dav_ext), each with plain
 http and https offering HTTP/2; four listing servers on 127.0.0.1 and plain http only
 (`rclone serve http`, `rclone serve webdav`, wsgidav, `python3 -m http.server`), which run
-the folder cases alone; and three proxies (squid, tinyproxy, microsocks).
+the folder cases alone; `rclone serve s3`, which runs the S3 cases alone; and three proxies
+(squid, tinyproxy, microsocks).
 
 Every origin writes an access log read back as entries {client, method, path, proto,
 status}, so cases can tell which protocol and how many ranges a run used, and every proxy
@@ -346,6 +347,40 @@ class WsgiDAV(ListingServer):
         return daemons.start(self.name, [
             "wsgidav", "--host", "127.0.0.1", "--port", str(self.http_port), "--root",
             self.docroot, "--auth", "anonymous", "--no-config", "-q"], self.daemon_log)
+
+
+class RcloneS3(ListingServer):
+    """`rclone serve s3` over its docroot, SigV4 checked with one key pair: each folder of
+    the docroot is a bucket (`bucket` is made at start) and each object a file below it, so
+    a case reads what was stored from the disk. Runs the S3 cases alone (`S3_CASES`)."""
+
+    name = "rclone-s3"
+    speaks_s3 = True
+    formats = {}
+    bucket = "interop"
+    access_key, secret_key = "interop-key", "interop-secret"
+
+    def launch(self, daemons):
+        os.makedirs(os.path.join(self.docroot, self.bucket), exist_ok=True)
+        return daemons.start(self.name, [
+            "rclone", "serve", "s3", self.docroot, "--addr", "127.0.0.1:%d" % self.http_port,
+            "--auth-key", "%s,%s" % (self.access_key, self.secret_key), "--config",
+            "/dev/null", "--log-file", self.daemon_log, "-v"], self.daemon_log)
+
+    def s3_arguments(self):
+        return ["--s3", "--s3-endpoint", "http://127.0.0.1:%d" % self.http_port]
+
+    def s3_environment(self, home):
+        """The AWS variables of a run against this server: its key pair, a region, and no
+        profile, configuration or credentials file of the machine's."""
+        return {"AWS_ACCESS_KEY_ID": self.access_key, "AWS_SECRET_ACCESS_KEY": self.secret_key,
+                "AWS_REGION": "us-east-1", "HOME": home, "AWS_PROFILE": "",
+                "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
+                "AWS_SHARED_CREDENTIALS_FILE": ""}
+
+    def stored(self, key):
+        """The file the object `key` of `bucket` is stored in."""
+        return os.path.join(self.docroot, self.bucket, key)
 
 
 class PythonHTTP(ListingServer):
