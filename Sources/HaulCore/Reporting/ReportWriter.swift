@@ -55,8 +55,11 @@ public final class ReportWriter: @unchecked Sendable {
   }
 
   /// Writes the complete report with `summary`, puts it in place and removes the spool.
-  /// Call once, at the end.
-  public func finish(summary: RunSummary) throws(ReportFileError) {
+  /// Call once, at the end. `progressed` is called after each MiB of the spool is copied, so
+  /// that a caller with a deadline (the CLI after a signal) sees a long report still moving.
+  public func finish(
+    summary: RunSummary, progressed: () -> Void = {}
+  ) throws(ReportFileError) {
     let file = try OutputFile(path: path)
     try file.write("{\"summary\":" + ReportJSON.summary(summary) + ",\n\"transfers\":[")
     guard lseek(spool, 0, SEEK_SET) == 0 else { throw .fromErrno(path) }
@@ -73,6 +76,7 @@ public final class ReportWriter: @unchecked Sendable {
         throw .fromErrno(path)
       }
       if got == 0 { break }
+      defer { progressed() }
       var start = 0
       while start < got {
         let found = memchr(buffer.baseAddress! + start, Int32(UInt8(ascii: "\n")), got - start)

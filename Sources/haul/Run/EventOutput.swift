@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 import HaulCore
 import Synchronization
 
@@ -17,8 +18,8 @@ import Synchronization
 /// spool line of a `done`) happens before `enqueue`.
 ///
 /// Back-pressure: a line that finds the buffer full makes `enqueue` wait until the writer has
-/// written what it holds, so memory stays bounded, and a reader that never reads stops the
-/// run only `capacity` bytes after a full pipe would have. A `progress` line that finds the
+/// written a slice (`sliceBytes`) of what it holds, so memory stays bounded, and a reader that
+/// never reads stops the run only `capacity` bytes after a full pipe would have. A `progress` line that finds the
 /// buffer full is dropped instead: it is a sample, and the entry's next one carries its
 /// counters further.
 ///
@@ -50,10 +51,16 @@ final class EventOutput: Sendable {
   /// Signalled by the writer when it ends.
   private let ended = DispatchSemaphore(value: 0)
 
-  /// Starts the writer thread; `write` takes each text of lines and returns `false` once
-  /// the output refuses it (a closed pipe), after which nothing more is written.
-  init(write: @escaping @Sendable (String) -> Bool = { Console.output($0) }) {
-    let thread = Thread { [self] in run(write) }
+  /// Starts the writer thread; `write` takes each slice of lines and returns `false` once
+  /// the output refuses it (a closed pipe), after which nothing more is written; `written`
+  /// is called after each slice (the reader has taken it, or the output refused it).
+  init(
+    write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool = {
+      writeAll(STDOUT_FILENO, $0)
+    },
+    written: @escaping @Sendable () -> Void = {}
+  ) {
+    let thread = Thread { [self] in run(write, written: written) }
     thread.name = "haul.events"
     thread.start()
   }
@@ -94,9 +101,12 @@ final class EventOutput: Sendable {
     ended.wait()
   }
 
-  /// The writer: takes whatever is pending at once and writes it in one call. The pending
-  /// text and the writer's are swapped, so neither is allocated again.
-  private func run(_ write: @Sendable (String) -> Bool) {
+  /// The writer: takes whatever is pending at once and writes it in slices of at most
+  /// `sliceBytes`, each ending at a line's end, making room for `enqueue` after each. The
+  /// pending text and the writer's are swapped, so neither is allocated again.
+  private func run(
+    _ write: @Sendable (UnsafeRawBufferPointer) -> Bool, written: @Sendable () -> Void
+  ) {
     var open = true
     var batch = ""
     while true {
@@ -106,16 +116,52 @@ final class EventOutput: Sendable {
         state.writing = batch.utf8.count
         return state.finished
       }
-      if open, !batch.isEmpty { open = write(batch) }
-      batch.removeAll(keepingCapacity: true)
-      let wakes = state.withLock { state in
-        state.writing = 0
-        defer { state.waiting = false }
-        return state.waiting
+      if open, !batch.isEmpty {
+        batch.withUTF8 { bytes in
+          let bytes = UnsafeRawBufferPointer(bytes)
+          var start = 0
+          while open, start < bytes.count {
+            let end = Self.sliceEnd(bytes, from: start)
+            open = write(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            written()
+            made(room: end - start)
+            start = end
+          }
+        }
       }
-      if wakes { room.signal() }
+      batch.removeAll(keepingCapacity: true)
+      made(room: nil)
       if finished && state.withLock({ $0.pending.isEmpty }) { break }
     }
     ended.signal()
+  }
+
+  /// The most bytes the writer hands `write` at once: what a pipe holds, so that a reader
+  /// that reads slowly sees one slice end after another (`written`), and `enqueue` gets room
+  /// as each ends rather than once the whole batch has.
+  static let sliceBytes = 64 << 10
+
+  /// The end of the slice of `bytes` that starts at `start`: past the last newline within
+  /// `sliceBytes`, past the first one after it when a line is longer, or the end.
+  private static func sliceEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+    let limit = start + sliceBytes
+    guard limit < bytes.count, let base = bytes.baseAddress else { return bytes.count }
+    let newline = UInt8(ascii: "\n")
+    if let last = bytes[start..<limit].lastIndex(of: newline) { return last + 1 }
+    guard let next = memchr(base + limit, Int32(newline), bytes.count - limit) else {
+      return bytes.count
+    }
+    return base.distance(to: UnsafeRawPointer(next)) + 1
+  }
+
+  /// Takes `count` bytes (all, when `nil`) off what the writer holds, and wakes `enqueue`
+  /// when it waits for room.
+  private func made(room count: Int?) {
+    let wakes = state.withLock { state in
+      state.writing = count.map { max(0, state.writing - $0) } ?? 0
+      defer { state.waiting = false }
+      return state.waiting
+    }
+    if wakes { room.signal() }
   }
 }

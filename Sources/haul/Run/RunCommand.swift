@@ -110,12 +110,16 @@ struct RunCommand {
         _exit(ExitCode.interrupted.rawValue)
       })
 
+    // Every step towards the run's end puts the signal's deadline off (`SignalWatcher`).
     let shared = SerializedConsumer(
-      EventConsumer(options: options, report: report, display: display))
+      EventConsumer(
+        options: options, report: report, display: display,
+        progressed: { signals.progressed() }))
     await scheduler.run(entries) { event in shared.consume(event) }
     let consumer = shared.consumer
     display.finish()
     await Self.shutDown(transport, interrupted: signals.wasSignalled)
+    signals.progressed()
 
     let summary =
       consumer.summary
@@ -127,7 +131,7 @@ struct RunCommand {
     }
     if let report, outputsWritten {
       do throws(ReportFileError) {
-        try report.finish(summary: summary)
+        try report.finish(summary: summary, progressed: { signals.progressed() })
       } catch {
         Console.error("haul: cannot write the report: \(error)\n")
         outputsWritten = false
@@ -140,6 +144,7 @@ struct RunCommand {
         Console.error("haul: cannot write --failed: \(error)\n")
         outputsWritten = false
       }
+      signals.progressed()
     }
     // The report and `--failed` are on disk before the wait for a slow events reader.
     consumer.output?.finish()
@@ -210,12 +215,19 @@ struct EventConsumer {
   var summary: RunSummary?
   /// The first error writing the report's spool; the report is then not written.
   var reportError: ReportFileError?
+  /// Called for each entry's outcome and each slice of `--events` lines written: the steps
+  /// that tell the signal's watchdog the run is still ending (`SignalWatcher.progressed`).
+  let progressed: @Sendable () -> Void
 
-  init(options: RunOptions, report: ReportWriter?, display: any ProgressDisplay) {
+  init(
+    options: RunOptions, report: ReportWriter?, display: any ProgressDisplay,
+    progressed: @escaping @Sendable () -> Void = {}
+  ) {
     self.options = options
     self.report = report
     self.display = display
-    output = options.events ? EventOutput() : nil
+    self.progressed = progressed
+    output = options.events ? EventOutput(written: progressed) : nil
     failures = options.failed.map { FailedEntries(spoolingBeside: $0) }
   }
 
@@ -233,6 +245,7 @@ struct EventConsumer {
     display.handle(event)
     switch event {
     case .finished(let outcome):
+      progressed()
       tally.add(outcome)
       failures?.add(outcome)
       if outcome.status == .failed, let error = outcome.error, error.code != .cancelled {
