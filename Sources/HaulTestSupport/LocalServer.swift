@@ -49,7 +49,7 @@ struct LocalServer: Sendable {
         throw FixtureError("cannot run \(name), \(arguments[0]): \(error)")
       }
       let deadline = Date().addingTimeInterval(60)
-      while process.isRunning, Date() < deadline {
+      while !process.hasExited, Date() < deadline {
         if let bound = announcedPort(in: log, after: offset, announcement: announcement),
           NginxFixture.canConnect(port: bound)
         {
@@ -57,7 +57,7 @@ struct LocalServer: Sendable {
         }
         usleep(50_000)
       }
-      let exited = !process.isRunning
+      let exited = process.hasExited
       process.stop(grace: 3)
       guard exited else {
         reason = "named no port within 60 s"

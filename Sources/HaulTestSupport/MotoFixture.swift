@@ -85,8 +85,7 @@ public final class MotoFixture: Sendable {
     input.fileHandleForWriting.write(lines)
     try input.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    setup.waitUntilExit()
-    guard setup.terminationStatus == 0,
+    guard setup.waitForExit() == 0,
       let keys = try? JSONSerialization.jsonObject(with: data) as? [String: String],
       let id = keys["access_key"], let secret = keys["secret_key"]
     else { throw fail("\(setupScript) could not prepare moto") }

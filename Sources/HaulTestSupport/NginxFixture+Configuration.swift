@@ -112,8 +112,7 @@ extension NginxFixture {
       throw FixtureError(
         "cannot run /usr/bin/openssl (install the Debian package `openssl`): \(error)")
     }
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
+    guard process.waitForExit() == 0 else {
       throw FixtureError("openssl could not make a test certificate")
     }
   }

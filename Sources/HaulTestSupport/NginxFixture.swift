@@ -93,16 +93,16 @@ public final class NginxFixture: Sendable {
   /// directory. Idempotent.
   public func stop() {
     guard let process = process.take() else { return }
-    if process.isRunning {
+    if !process.hasExited {
       let pid = process.processIdentifier
       let workers = Self.children(of: pid)
       kill(pid, SIGTERM)
       let deadline = Date().addingTimeInterval(3)
-      while process.isRunning && Date() < deadline { usleep(10_000) }
-      if process.isRunning {
+      while !process.hasExited && Date() < deadline { usleep(10_000) }
+      if !process.hasExited {
         for worker in workers { kill(worker, SIGKILL) }
         kill(pid, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
       }
     }
     directory.remove()
@@ -170,7 +170,7 @@ public final class NginxFixture: Sendable {
   private func waitUntilListening(timeout: Double) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-      guard let running = process.withLock({ $0?.isRunning == true ? $0 : nil }) else {
+      guard let running = process.withLock({ $0?.hasExited == false ? $0 : nil }) else {
         return false
       }
       if running.wrotePidFile(directory.file("nginx.pid")), Self.canConnect(port: port),

@@ -40,14 +40,14 @@ extension Process {
   }
 
   /// Ends a fixture's daemon: SIGTERM, then SIGKILL once `grace` seconds have passed, and
-  /// waits for it to exit.
+  /// waits for it to exit, by the kernel's word (`hasExited`).
   func stop(grace: Double) {
-    if isRunning {
+    if !hasExited {
       kill(processIdentifier, SIGTERM)
       let deadline = Date().addingTimeInterval(grace)
-      while isRunning && Date() < deadline { usleep(10_000) }
-      if isRunning { kill(processIdentifier, SIGKILL) }
+      while !hasExited && Date() < deadline { usleep(10_000) }
+      if !hasExited { kill(processIdentifier, SIGKILL) }
     }
-    waitUntilExit()
+    waitForExit()
   }
 }

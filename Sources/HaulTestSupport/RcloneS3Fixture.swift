@@ -53,11 +53,11 @@ public final class RcloneS3Fixture: Sendable {
     finder.standardError = FileHandle.nullDevice
     try finder.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    finder.waitUntilExit()
+    let status = finder.waitForExit()
     let folder = String(decoding: data, as: UTF8.self)
       .trimmingCharacters(in: .whitespacesAndNewlines)
     let path = folder + "/rclone"
-    guard finder.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: path)
+    guard status == 0, FileManager.default.isExecutableFile(atPath: path)
     else {
       throw FixtureError("rclone is missing from \(folder) (install it with `make deps`)")
     }

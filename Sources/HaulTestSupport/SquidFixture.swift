@@ -80,7 +80,7 @@ public final class SquidFixture: Sendable {
         let fixture = SquidFixture(port: port, directory: directory, process: process)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-          if !process.isRunning { break }
+          if process.hasExited { break }
           if fixture.logSaysAccepting(), NginxFixture.canConnect(port: port) { return fixture }
           usleep(20_000)
         }

@@ -84,7 +84,7 @@ public final class TinyproxyFixture: Sendable {
           host: host, port: port, directory: directory, process: process)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-          if !process.isRunning { break }
+          if process.hasExited { break }
           if process.wrotePidFile(directory.file("tinyproxy.pid")),
             host.contains(":") ? canConnectIPv6(port: port) : NginxFixture.canConnect(port: port)
           {

@@ -100,8 +100,7 @@ struct CLIManualAndCompletionTests {
     process.standardOutput = output
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    #expect(process.waitForExit() == 0)
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
   }
 }

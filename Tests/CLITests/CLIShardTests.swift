@@ -211,6 +211,6 @@ enum LimitedHaul {
     try process.run()
     let haul = try await RunningHaul(process: process, stdoutPath: out, stderrPath: err)
       .finish(timeout: timeout)
-    return Result(haul: haul, exitedNormally: process.terminationReason == .exit)
+    return Result(haul: haul, exitedNormally: process.waitForEnd().reason == .exit)
   }
 }

@@ -8,7 +8,7 @@ struct HaulResult {
   var stdout: String
   var stderr: String
   /// When the process was seen to exit, on a thread of its own and by the kernel's word
-  /// (`RunningHaul.exitStatus`): a test timing haul's exit measures up to here, not up to
+  /// (`Process.end`): a test timing haul's exit measures up to here, not up to
   /// when the busy test pool or Foundation got round to it.
   var ended = Date()
 
@@ -89,9 +89,9 @@ struct RunningHaul: @unchecked Sendable {
   let stdoutPath: String
   let stderrPath: String
 
-  /// Whether haul is still running, by the kernel's word (`exitStatus`): `process.isRunning`
-  /// can stay `true` for many seconds after haul has exited.
-  var isRunning: Bool { exitStatus() == nil }
+  /// Whether haul is still running, by the kernel's word (`Process.end`):
+  /// `process.isRunning` can stay `true` for many seconds after haul has exited.
+  var isRunning: Bool { !process.hasExited }
 
   /// Sends `signal` (SIGINT, say) to the process.
   func send(_ signal: Int32) {
@@ -100,13 +100,14 @@ struct RunningHaul: @unchecked Sendable {
 
   /// Waits for the process to end (SIGKILL after `timeout` seconds) and collects its output.
   /// The wait runs on a thread of its own (`onOwnThread`), so the exit time it records does
-  /// not depend on the test pool's other work, nor on when Foundation notices (`exitStatus`).
+  /// not depend on the test pool's other work, nor on when Foundation notices
+  /// (`Process.end`).
   func finish(timeout: Double = 120) async throws -> HaulResult {
     let (status, ended, killed) = try await onOwnThread { [self] in
       let deadline = Date().addingTimeInterval(timeout)
       var killed = false
       while true {
-        if let status = exitStatus() { return (status, Date(), killed) }
+        if let status = process.end?.status { return (status, Date(), killed) }
         if !killed, Date() > deadline {
           process.terminate()
           kill(process.processIdentifier, SIGKILL)
@@ -120,25 +121,6 @@ struct RunningHaul: @unchecked Sendable {
       status: status,
       stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "",
       stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "", ended: ended)
-  }
-
-  /// haul's exit status (or the signal that ended it), as `Process.terminationStatus` gives
-  /// it, once it has exited; `nil` while it runs.
-  ///
-  /// Read with `waitid(WNOWAIT)`, which leaves the process for Foundation to reap, because
-  /// `Process` can learn of an exit long after it: corelibs sees it when the child's end of
-  /// a socket pair closes, and that end is inherited by any child another test spawns at
-  /// the same moment (corelibs closes, in each child, the descriptors open when it built the
-  /// spawn's actions, not one made just after), so `isRunning` stays `true` until that other
-  /// process (another haul run, a server fixture) has ended too.
-  private func exitStatus() -> Int32? {
-    if !process.isRunning { return process.terminationStatus }
-    let pid = process.processIdentifier
-    var info = siginfo_t()
-    // Fails (ECHILD) only once Foundation has reaped it: `isRunning` says so next time.
-    guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return nil }
-    let child = info._sifields._sigchld
-    return child.si_pid == pid ? child.si_status : nil
   }
 }
 

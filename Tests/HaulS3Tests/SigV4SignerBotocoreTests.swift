@@ -193,10 +193,10 @@ enum BotocoreSigner {
     process.standardOutput = output
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let status = process.waitForExit()
     let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
     try #require(
-      process.terminationStatus == 0,
+      status == 0,
       "python3 \(script) failed (is botocore installed? `make deps`): \(errors)")
     let decoder = JSONDecoder()
     return try data.split(separator: 0x0A).map {
