@@ -44,3 +44,14 @@ package struct S3URLScheme: ManifestURLScheme {
 extension S3Endpoint: HeadDigestSource {
   package func asksHead(for url: URL) -> Bool { serves(url) }
 }
+
+/// A large object on the endpoint comes down in `defaultSegments` ranges unless the run
+/// gives `--segments`: an object store serves ranges of one object from many disks at once,
+/// and the S3 clients users compare against (s5cmd, rclone, the AWS CLI) fetch large
+/// objects in parallel ranges by default.
+extension S3Endpoint: SegmentDefaults {
+  /// The ranges of a large object's download when the run chose none.
+  package static let defaultSegments = 8
+
+  package func segments(for url: URL) -> Int? { serves(url) ? Self.defaultSegments : nil }
+}

@@ -102,4 +102,37 @@ struct S3RcloneTests {
       }
     }
   }
+
+  /// Without `--segments` a large object comes down in the endpoint's 8 ranges; with
+  /// `--segments 1`, in one stream.
+  @Test(arguments: [([String](), 9), (["--segments", "1"], 1)])
+  func a_large_object_comes_down_in_eight_ranges_by_default(options: [String], gets: Int)
+    async throws
+  {
+    try await RcloneS3Fixture.with(buckets: [Self.bucket]) { server in
+      try await S3FaultProxy.with(upstream: server.port) { proxy in
+        let directory = try TemporaryDirectory(prefix: "haul-s3-rclone-default-ranges")
+        defer { directory.remove() }
+        let key = "default-\(gets)/ranges.bin"
+        let stored = server.objectPath(bucket: Self.bucket, key: key)
+        try FileManager.default.createDirectory(
+          atPath: (stored as NSString).deletingLastPathComponent,
+          withIntermediateDirectories: true)
+        let digest = try TestContent.writeFile(at: stored, seed: 48, count: (12 << 20) + 5)
+        let down = try writeManifest(
+          ["s3://\(Self.bucket)/\(key)"], named: "down.jsonl", in: directory)
+        let get = try await HaulBinary.run(
+          [
+            "run", down, "-o", "back", "--s3", "--s3-endpoint", proxy.endpoint, "-q",
+            "--min-segment-size", "1M", "-j", "16",
+          ] + options, in: directory, environment: server.environment(home: directory.path))
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(FileDigest(path: directory.file("back/ranges.bin"))?.sha256 == digest)
+        let sent = proxy.requests().filter {
+          $0.method == "GET" && $0.target.hasPrefix("/\(Self.bucket)/\(key)")
+        }
+        #expect(sent.count == gets, "\(sent)")
+      }
+    }
+  }
 }

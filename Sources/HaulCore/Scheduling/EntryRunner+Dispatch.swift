@@ -21,7 +21,7 @@ extension EntryRunner {
   /// `--refresh` check is one conditional request, never split) or a multipart upload.
   func splits(_ job: EntryJob, _ url: URL) -> Bool {
     job.entry.operation == .download
-      ? job.refresh == nil && maySegment(job.entry) : goesInParts(job.entry, to: url)
+      ? job.refresh == nil && maySegment(job.entry, on: url) : goesInParts(job.entry, to: url)
   }
 
   /// Runs `body` for `job` in a task the run can cancel.

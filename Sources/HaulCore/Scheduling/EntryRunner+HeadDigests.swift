@@ -10,6 +10,13 @@ package protocol HeadDigestSource: Sendable {
   func asksHead(for url: URL) -> Bool
 }
 
+/// Servers whose large downloads go in ranges by default (an object store, built to serve
+/// ranges of an object in parallel), when the run chose no `--segments`.
+package protocol SegmentDefaults: Sendable {
+  /// The segments a download from `url` goes in; `nil` for `SchedulerOptions.segments`.
+  func segments(for url: URL) -> Int?
+}
+
 /// The digests of an object that a segmented download checks, from a `HEAD`
 /// (`SchedulerOptions.headDigests`).
 extension EntryRunner {

@@ -19,9 +19,15 @@ import Foundation
 /// or from a server whose ranges carry none (`HeadDigestSource`), those a `HEAD` declares
 /// (`headDigests`); kept in the resume state for a resumed download, which sends no probe.
 extension EntryRunner {
-  /// Whether `entry` may be split at all (its size, when known, is large enough).
-  func maySegment(_ entry: ManifestEntry) -> Bool {
-    options.segments > 1 && (entry.size.map { $0 >= options.minSegmentSize } ?? true)
+  /// Whether `entry` may be split at all on `url` (its size, when known, is large enough).
+  func maySegment(_ entry: ManifestEntry, on url: URL) -> Bool {
+    segments(for: url) > 1 && (entry.size.map { $0 >= options.minSegmentSize } ?? true)
+  }
+
+  /// The ranges a download from `url` goes in: its server's own default
+  /// (`SchedulerOptions.segmentDefaults`), else `--segments`.
+  func segments(for url: URL) -> Int {
+    options.segmentDefaults?.segments(for: url) ?? options.segments
   }
 
   /// Downloads `entry` from `url` in segments. Called holding one slot for `url`'s host,
@@ -91,7 +97,7 @@ extension EntryRunner {
         }
         state.validator = validator
         state.total = total
-        state.segments = SegmentProgress.plan(total: total, count: options.segments)
+        state.segments = SegmentProgress.plan(total: total, count: segments(for: url))
         if options.serverDigests {
           var declared = ServerDigests.declared(by: head)
           if declared.isEmpty {

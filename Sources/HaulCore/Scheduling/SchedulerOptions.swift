@@ -88,6 +88,9 @@ public struct SchedulerOptions: Sendable {
   /// Servers whose ranges declare no digest, asked a `HEAD` by a segmented download; none
   /// by default.
   package var headDigests: (any HeadDigestSource)?
+  /// Servers whose downloads go in their own number of segments (`SegmentDefaults`); none
+  /// by default: every download goes in `segments`.
+  package var segmentDefaults: (any SegmentDefaults)?
   /// How folder entries are expanded (`--depth`).
   package var folders = FolderOptions()
   /// How uploads through a resumable protocol go (`--resumable`, `--abort-incomplete`).

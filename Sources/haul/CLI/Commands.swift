@@ -47,7 +47,7 @@ enum Commands {
       retries,
       OptionSpec(
         "segments", value: "N", default: "1",
-        help: "ranges fetched in parallel for one download of known size (server ranges)"),
+        help: "ranges fetched in parallel for one large download (8 for an --s3 object)"),
       OptionSpec(
         "min-segment-size", value: "SIZE", default: "8M",
         help: "smaller downloads are never split"),

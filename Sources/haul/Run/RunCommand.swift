@@ -91,6 +91,7 @@ struct RunCommand {
           partConcurrency: choice.partConcurrency, abortIncomplete: choice.abortIncomplete)
       ]
       schedulerOptions.headDigests = s3.endpoint
+      if options.segments == nil { schedulerOptions.segmentDefaults = s3.endpoint }
       schedulerOptions.folderListers.append(
         LocalFolderLister(target: S3KeyTarget(endpoint: s3.endpoint)))
     }

@@ -19,7 +19,9 @@ struct RunOptions: Sendable {
   var perHost = 8
   var transport = TransportChoice.curl
   var retries = 5
-  var segments = 1
+  /// `--segments N`; `nil` when not given: 1, and an S3 endpoint's own default for its
+  /// objects (`S3Endpoint.defaultSegments`).
+  var segments: Int?
   var loops = TransportOptions.defaultLoops
   /// `--max-rate`, in bytes per second over all transfers.
   var maxRate: Double?
@@ -183,7 +185,7 @@ struct RunOptions: Sendable {
       stallTimeout: timeout, headers: headers, fsync: fsync,
       expectedTotal: statistics.entries,
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
-      interceptor: interceptor, segments: segments, minSegmentSize: minSegmentSize,
+      interceptor: interceptor, segments: segments ?? 1, minSegmentSize: minSegmentSize,
       digestsWithoutChecksum: report != nil || events, serverDigests: serverDigests)
     options.automaticConcurrency = automaticConcurrency
     options.remoteTime = !noRemoteTime
