@@ -30,9 +30,10 @@ struct RateTests {
         "--events", "--report", "report.json",
       ], in: directory)
 
-    // Then all four arrive whole, and the run's rate is the cap: never above it by more
-    // than the first tenth of a second's burst, and not far below it (a generous bound for
-    // a busy test machine).
+    // Then all four arrive whole, and the run's rate is never above the cap by more than the
+    // first tenth of a second's burst. How close to the cap it comes is not checked here: a
+    // loaded machine only slows haul, so a floor measured by the clock would fail for want
+    // of CPU; the bucket's long-run rate is the cap by its own clock (`TokenBucketTests`).
     #expect(result.status == 0, "\(result.stderr)")
     let summary = try #require(
       try jsonFile(directory.file("report.json"))["summary"] as? [String: Any])
@@ -41,7 +42,6 @@ struct RateTests {
     #expect(bytes == 4 * Int(size))
     let ratio = Double(bytes) / seconds / Double(2 << 20)
     #expect(ratio <= 1.05, "\(ratio) of the cap over \(seconds) s")
-    #expect(ratio >= 0.75, "\(ratio) of the cap over \(seconds) s")
     #expect(seconds >= 4.5, "the run took \(seconds) s")
     // The transfers ran in parallel, so the cap was shared rather than per transfer: all
     // four started before the first one ended, and through the curl transport the server
