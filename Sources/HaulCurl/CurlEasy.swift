@@ -105,6 +105,10 @@ final class CurlEasy {
     haul_easy_setopt_seek_callback(handle, option, seek)
   }
 
+  func set(_ option: CURLoption, prereq: curl_prereq_callback) -> CURLcode {
+    haul_easy_setopt_prereq_callback(handle, option, prereq)
+  }
+
   /// The HTTP status of the last response, or 0 when none arrived.
   var responseCode: Int {
     var code = 0
@@ -118,6 +122,19 @@ final class CurlEasy {
     _ = haul_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
     return version == CURL_HTTP_VERSION_2_0
   }
+
+  /// Whether the current transfer opened a new connection (`CURLINFO_NUM_CONNECTS`) rather
+  /// than reusing one.
+  var openedConnection: Bool {
+    var connects = 0
+    _ = haul_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
+    return connects > 0
+  }
+
+  /// Whether the current transfer's connection agreed on HTTP/2 while connecting (TLS ALPN),
+  /// which `usedHTTP2` tells only once the response arrived. Read once the transfer has its
+  /// connection.
+  var negotiatedHTTP2: Bool { haul_easy_alpn_is_h2(handle) != 0 }
 
   /// The request body bytes libcurl has sent so far (`CURLINFO_SIZE_UPLOAD_T`).
   var sentBodyBytes: Int64 {

@@ -41,6 +41,14 @@ enum CurlCallbacks {
     }
   }
 
+  /// `CURLOPT_PREREQFUNCTION`: the exchange has its connection, and its request is about to
+  /// go out.
+  static let prereq: curl_prereq_callback = { context, _, _, _, _ in
+    guard let context else { return CURL_PREREQFUNC_OK }
+    Unmanaged<CurlExchange>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.connectionReady() }
+    return CURL_PREREQFUNC_OK
+  }
+
   /// `CURLOPT_SEEKFUNCTION`: lets libcurl rewind the upload body to resend it.
   static let seek: curl_seek_callback = { context, offset, origin in
     guard let context else { return CURL_SEEKFUNC_FAIL }
@@ -50,6 +58,20 @@ enum CurlCallbacks {
 }
 
 extension CurlExchange {
+  /// The exchange has its connection: when it opened one that agreed on HTTP/2, its job hears
+  /// so now (`TransportJob.connectionMultiplexes`), a round trip before the answer's status
+  /// line would tell (libcurl 7.88 sets `CURLINFO_HTTP_VERSION` only then); when it offered
+  /// h2 and opened an https one that did not agree on it, its origin is spread over the loops
+  /// again (`CurlRoutes`). A reused connection was told of by the exchange that opened it.
+  func connectionReady() {
+    guard let job, let easy, easy.openedConnection else { return }
+    if easy.negotiatedHTTP2 {
+      job.connectionMultiplexes()
+    } else if offersHTTP2, let origin {
+      routes?.spread(origin)
+    }
+  }
+
   /// Takes one header line; returns `false` to make libcurl abort the exchange.
   func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
     // Lines after the final head are trailers of a chunked body; haul does not use them.

@@ -67,6 +67,7 @@ extension CurlExchange {
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
     check(easy.set(CURLOPT_HEADERDATA, pointer: context))
     check(easy.set(CURLOPT_WRITEDATA, pointer: context))
+    check(easy.set(CURLOPT_PREREQDATA, pointer: context))
     check(configureProxy(easy, rules: settings.proxyRules))
 
     // Timeouts: curl enforces the connect timeout; the loop enforces the stall timeout,
@@ -87,6 +88,7 @@ extension CurlExchange {
     // parallel upload (docs/behaviour.md, HTTP/2).
     if request.body != nil || method == "PUT" || method == "POST" {
       check(easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1))
+      offersHTTP2 = false
     }
 
     check(configureMethod(easy, settings: settings))
@@ -112,6 +114,7 @@ extension CurlExchange {
     check(easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer)))
     check(easy.set(CURLOPT_HEADERFUNCTION, write: CurlCallbacks.header))
     check(easy.set(CURLOPT_WRITEFUNCTION, write: CurlCallbacks.write))
+    check(easy.set(CURLOPT_PREREQFUNCTION, prereq: CurlCallbacks.prereq))
 
     // Safety: http(s) only, no redirect following (core does it), no signals from the
     // resolver, full TLS verification, nothing read from netrc, no

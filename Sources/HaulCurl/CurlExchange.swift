@@ -64,6 +64,20 @@ final class CurlExchange: @unchecked Sendable {
   /// Whether the limiter has paused this exchange; the stall clock stands still meanwhile.
   var isPaused = false
 
+  /// Which loop carries which https origin, when the transport has several loops.
+  var routes: CurlRoutes?
+  /// The key of the request's https origin (`CurlRoutes.origin(of:)`), once a loop with
+  /// routes looked: what a connection's protocol is learned for.
+  var origin: String?
+  /// Set while a job's exchange is on its way to the loop that carries its origin.
+  var isHandedOver = false
+  /// How many `cancelJobs` commands the loop that took this job's step had carried out then:
+  /// only a later one stops the exchange, on whichever loop carries it (`CurlLoop`).
+  var cancelMark = 0
+  /// Whether the request offers HTTP/2 (uploads go over HTTP/1.1 alone): only then does a
+  /// connection that agreed on HTTP/1.1 tell that its origin speaks no HTTP/2.
+  var offersHTTP2 = true
+
   /// Body bytes libcurl handed over, kept or dropped: movement for the stall clock.
   var receivedBytes: Int64 = 0
   /// Bytes moved (headers, body, upload) when the stall clock last restarted.

@@ -20,6 +20,10 @@ final class CurlLoop {
 
   private let multi: UnsafeMutableRawPointer
   private let mailbox: CurlMailbox
+  /// This loop's place among the transport's loops, and which of them carries which https
+  /// origin (`nil` with a single loop).
+  private let index: Int
+  private let routes: CurlRoutes?
   private let settings: CurlSettings
   private let rateLimiter: CurlRateLimiter?
   /// Easy handles waiting for the next exchange; at most `maxIdleHandles` are kept.
@@ -38,11 +42,18 @@ final class CurlLoop {
   /// within a quarter of a second of its timeout.
   private static let sweepInterval: UInt64 = 250_000_000
   private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+  /// How many `cancelJobs` commands this loop carried out. Each is posted to every loop, so
+  /// the counts of two loops name the same commands: a job's exchange handed here from
+  /// another loop is stopped by the ones that loop had not carried out when it took the
+  /// job's step, and by no earlier one (`CurlExchange.cancelMark`).
+  private var cancelsCarried = 0
 
   init(
-    multi: UnsafeMutableRawPointer, mailbox: CurlMailbox, settings: CurlSettings,
-    maxIdleHandles: Int, maxHeaderBytes: Int, maxBytesPerSecond: Double?
+    multi: UnsafeMutableRawPointer, mailbox: CurlMailbox, index: Int, routes: CurlRoutes?,
+    settings: CurlSettings, maxIdleHandles: Int, maxHeaderBytes: Int, maxBytesPerSecond: Double?
   ) {
+    self.index = index
+    self.routes = routes
     self.maxHeaderBytes = maxHeaderBytes
     rateLimiter = maxBytesPerSecond.flatMap { $0 > 0 ? CurlRateLimiter(bytesPerSecond: $0) : nil }
     self.multi = multi
@@ -88,8 +99,11 @@ final class CurlLoop {
     case .jobs(let jobs):
       for job in jobs { step(job, job.begin()) }
     case .cancelJobs:
-      for retained in Array(active.values) where retained.takeUnretainedValue().job != nil {
-        finish(retained.takeUnretainedValue(), .stopped("the transfer was cancelled"))
+      cancelsCarried += 1
+      for retained in Array(active.values) {
+        let exchange = retained.takeUnretainedValue()
+        guard exchange.job != nil, exchange.cancelMark < cancelsCarried else { continue }
+        finish(exchange, .stopped("the transfer was cancelled"))
       }
     case .shutdown(let waiter):
       shutdownWaiters.append(waiter)
@@ -106,6 +120,7 @@ final class CurlLoop {
         let exchange = try CurlExchange(
           request: request, sink: sink, maxHeaderBytes: maxHeaderBytes)
         exchange.job = job
+        exchange.cancelMark = cancelsCarried
         start(exchange)
         return
       } catch {
@@ -127,6 +142,7 @@ final class CurlLoop {
       complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
       return
     }
+    if let routes, exchange.job != nil, handOver(exchange, routes: routes) { return }
     guard let easy = idleHandles.popLast() ?? CurlEasy() else {
       complete(
         exchange, .failure(TransferError(.connection, "libcurl could not create a handle")))
@@ -150,6 +166,30 @@ final class CurlLoop {
       let reason = String(cString: curl_multi_strerror(added))
       finish(exchange, .stopped("libcurl refused the transfer: \(reason)"))
     }
+  }
+
+  /// Hands a job's exchange to the loop that carries its https origin, when that is another
+  /// loop (`CurlRoutes`); returns whether the exchange left this loop (or ended: this loop
+  /// carried out a cancel of the jobs that the loop it came from had not yet when it sent it).
+  private func handOver(_ exchange: CurlExchange, routes: CurlRoutes) -> Bool {
+    exchange.routes = routes
+    if exchange.isHandedOver {
+      exchange.isHandedOver = false
+      guard CurlRoutes.cancelsOnArrival(mark: exchange.cancelMark, carried: cancelsCarried)
+      else { return false }
+      complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
+      return true
+    }
+    guard let origin = CurlRoutes.origin(of: exchange.request.url) else { return false }
+    exchange.origin = origin
+    guard let owner = routes.loop(for: origin, claimant: index), owner != index else {
+      return false
+    }
+    exchange.isHandedOver = true
+    if !routes.mailboxes[owner].post(.add(exchange)) {
+      complete(exchange, .failure(TransferError(.cancelled, "the transport was shut down")))
+    }
+    return true
   }
 
   private func collectFinished() {

@@ -29,6 +29,8 @@ public final class CurlTransport: Transport, EngineTransport {
 
   /// One mailbox per loop thread, in the order of `threads`.
   private let mailboxes: [CurlMailbox]
+  /// Which loop carries which https origin, with more than one loop.
+  private let routes: CurlRoutes?
   private let threads: [pthread_t]
   private let joined = Mutex(false)
   /// Where the next exchange or batch of jobs from outside the loops goes.
@@ -49,8 +51,7 @@ public final class CurlTransport: Transport, EngineTransport {
       Self.systemCADirectoryIsBuiltIn
       && access(settings.systemCAPath, R_OK | X_OK) == 0
     maxHeaderBytes = options.maxHeaderBytes
-    var mailboxes: [CurlMailbox] = []
-    var threads: [pthread_t] = []
+    var multis: [UnsafeMutableRawPointer] = []
     for _ in 0..<count {
       guard let multi = curl_multi_init() else {
         fatalError("curl_multi_init failed: out of memory")
@@ -59,9 +60,14 @@ public final class CurlTransport: Transport, EngineTransport {
         multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.maxConnections))
       _ = haul_multi_setopt_long(
         multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, options.maxConnectionsPerHost))
-      let mailbox = CurlMailbox(multi: multi)
+      multis.append(multi)
+    }
+    let mailboxes = multis.map { CurlMailbox(multi: $0) }
+    let routes = count > 1 ? CurlRoutes(mailboxes: mailboxes) : nil
+    var threads: [pthread_t] = []
+    for (index, (multi, mailbox)) in zip(multis, mailboxes).enumerated() {
       let loop = CurlLoop(
-        multi: multi, mailbox: mailbox, settings: settings,
+        multi: multi, mailbox: mailbox, index: index, routes: routes, settings: settings,
         maxIdleHandles: max(1, options.maxConnections), maxHeaderBytes: options.maxHeaderBytes,
         maxBytesPerSecond: options.maxBytesPerSecond)
       // The loop moves to its thread here; this thread keeps no reference to it.
@@ -69,11 +75,23 @@ public final class CurlTransport: Transport, EngineTransport {
       let created = pthread_create(
         &handle, nil, curlLoopThreadMain, Unmanaged.passRetained(loop).toOpaque())
       precondition(created == 0, "cannot start the curl loop thread: error \(created)")
-      mailboxes.append(mailbox)
       threads.append(handle)
     }
     self.mailboxes = mailboxes
+    self.routes = routes
     self.threads = threads
+  }
+
+  /// The mailbox of the loop that carries `request`'s https origin, if one does
+  /// (`CurlRoutes`), so that a task's exchange shares that loop's connections; else the
+  /// caller's (`mailboxForCaller`).
+  private func mailbox(for request: TransferRequest) -> CurlMailbox {
+    if let routes, let origin = CurlRoutes.origin(of: request.url),
+      let owner = routes.owner(of: origin)
+    {
+      return mailboxes[owner]
+    }
+    return mailboxForCaller()
   }
 
   /// The mailbox of the loop running on this thread, if it is one; else the first loop's.
@@ -94,7 +112,7 @@ public final class CurlTransport: Transport, EngineTransport {
     -> TransferResponse
   {
     let exchange = try CurlExchange(request: request, sink: sink, maxHeaderBytes: maxHeaderBytes)
-    let mailbox = mailboxForCaller()
+    let mailbox = mailbox(for: request)
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         exchange.continuation = continuation

@@ -26,10 +26,11 @@ struct ConcurrencyControllerRoundTests {
   /// Runs `files` transfers of 16 KiB, as many in flight as the controller allows (or
   /// `fixed`), ticking the controller every 50 ms as the scheduler does.
   /// `multiplexes`: the server speaks HTTP/2, which the first answer tells (with room for
-  /// `streams` in flight).
+  /// `streams` in flight), or, given `connected`, the connection at that time, before any
+  /// answer (the curl transport learns it from TLS's ALPN as the first requests go out).
   func run(
     _ model: LatencyModel, files: Int, fixed: Int? = nil, multiplexes streams: Int? = nil,
-    controller: inout ConcurrencyController
+    connected: Double? = nil, controller: inout ConcurrencyController
   ) -> Outcome {
     let step = 0.001
     var now = 0.0
@@ -39,6 +40,7 @@ struct ConcurrencyControllerRoundTests {
     var inFlight: [(start: Double, end: Double)] = []
     var levels = [controller.limit]
     var nextTick = 0.05
+    var told = false
     func limit(_ controller: ConcurrencyController) -> Int { fixed ?? controller.limit }
     func note(_ change: Int?) {
       if let change { levels.append(change) }
@@ -50,11 +52,16 @@ struct ConcurrencyControllerRoundTests {
       }
     }
     while answered < files {
+      if let streams, let connected, !told, now >= connected {
+        told = true
+        note(controller.multiplexing(streams: streams, now: now, bytes: bytes))
+        fill(controller)
+      }
       // One answer at a time, each slot refilled before the next, as the scheduler does;
       // the answer is noted before its slot is freed.
       while let index = inFlight.firstIndex(where: { $0.end <= now }) {
         let transfer = inFlight[index]
-        if answered == 0, let streams {
+        if answered == 0, let streams, connected == nil {
           note(controller.multiplexing(streams: streams, now: now, bytes: bytes))
           fill(controller)
         }
@@ -141,6 +148,20 @@ struct ConcurrencyControllerRoundTests {
     let best = run(link, files: 1_000, fixed: 256, controller: &fixed)
     // The first round trip carries 16 instead of 256; after it, nothing is lost.
     #expect(outcome.seconds <= best.seconds + 0.04 + 0.01)
+  }
+
+  @Test func a_host_whose_connection_tells_it_multiplexes_is_run_at_its_streams_from_the_start() {
+    let link = LatencyModel(roundTrip: 0.04, capacity: 100_000)
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    // The first 16 requests go out, and the connection says HTTP/2 as they do.
+    let outcome = run(
+      link, files: 1_000, multiplexes: 800, connected: 0.001, controller: &controller)
+    #expect(outcome.levels == [16, 256])
+    var fixed = ConcurrencyController(now: 0, bytes: 0)
+    let best = run(link, files: 1_000, fixed: 256, controller: &fixed)
+    // Nothing is lost against the fixed level, and the jump is kept once judged.
+    #expect(outcome.seconds <= best.seconds + 0.01)
+    #expect(controller.limit == 256)
   }
 
   @Test func a_jump_that_did_not_pay_goes_back_and_holds() {

@@ -84,6 +84,13 @@ extension EntryJob: TransportJob {
     return perform(machine.start(split: runner.splits(self, entry.url)))
   }
 
+  /// The first source's host multiplexes, when the exchange is its first hop (a redirect's
+  /// host is not the one whose slots this entry holds).
+  func connectionMultiplexes() {
+    guard exchange?.walk.hops == 0 else { return }
+    runner.noteMultiplexed(host: hostID)
+  }
+
   func exchangeEnded(_ result: Result<TransferResponse, TransferError>) -> JobStep {
     guard var exchange else { return .done }
     self.exchange = nil

@@ -23,7 +23,11 @@ extension EntryRunner {
   /// summary and `-j auto`.
   func note(_ result: Result<TransferResponse, TransferError>, host: Int) {
     guard case .success(let response) = result else { return }
-    if response.head.multiplexed { dispatch(state.noteMultiplexed(host: host)) }
+    if response.head.multiplexed { noteMultiplexed(host: host) }
     if let timing = response.timing { dispatch(state.answered(timing)) }
   }
+
+  /// Notes that `host` carries exchanges as streams of a shared connection (HTTP/2), told by
+  /// an answer or, on the engine, by the connection itself (`TransportJob.connectionMultiplexes`).
+  func noteMultiplexed(host: Int) { dispatch(state.noteMultiplexed(host: host)) }
 }

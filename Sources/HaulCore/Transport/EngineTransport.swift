@@ -28,6 +28,16 @@ package protocol TransportJob: AnyObject, Sendable {
   /// Called when the exchange the last step asked for ended: the next exchange (a redirect
   /// hop, a fresh start), or `.done`.
   func exchangeEnded(_ result: Result<TransferResponse, TransferError>) -> JobStep
+
+  /// Called before the request of the job's exchange goes out, when that exchange opened a
+  /// connection that carries several exchanges at once (HTTP/2, agreed while connecting):
+  /// its host may take more at once from now on, a round trip before the answer would say
+  /// so. A transport that cannot tell never calls it.
+  func connectionMultiplexes()
+}
+
+extension TransportJob {
+  package func connectionMultiplexes() {}
 }
 
 /// What a job asks its transport to do next.
