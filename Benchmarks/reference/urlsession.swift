@@ -15,6 +15,16 @@
 //                                        program that shows upload progress or decides its
 //                                        redirects must have: corelibs then reports every
 //                                        chunk sent to the delegate's queue
+//   urlsession-ref put-stream LIST [-j N]
+//                                        data(for:) as a PUT whose body is the file's
+//                                        InputStream(fileAtPath:), with its Content-Length and
+//                                        a blank Transfer-Encoding field (libcurl then sends
+//                                        the body unframed, not chunked): a file body without
+//                                        corelibs' file source
+//   urlsession-ref put-stream-delegate LIST [-j N]
+//                                        the same through a session whose task delegate
+//                                        counts the bytes sent, as put-delegate does: the
+//                                        stream body where a delegate is needed, as haul's is
 //
 // LIST holds one transfer per line: a URL, a tab, a path (where a body goes, or the file to
 // upload). N defaults to 16; the session allows N connections per host. Exits 1 on the first
@@ -33,6 +43,8 @@ enum Mode: String {
   case get, download, put
   case getDelegate = "get-delegate"
   case putDelegate = "put-delegate"
+  case putStream = "put-stream"
+  case putStreamDelegate = "put-stream-delegate"
 }
 
 /// The task delegate of the `-delegate` modes: writes each body chunk received to the task's
@@ -100,8 +112,8 @@ struct Reference {
     guard arguments.count == 2, let mode = Mode(rawValue: arguments[0]),
       let text = try? String(contentsOfFile: arguments[1], encoding: .utf8)
     else {
-      FileHandle.standardError.write(
-        Data("usage: urlsession-ref get|get-delegate|download|put|put-delegate LIST [-j N]\n".utf8))
+      let modes = "get|get-delegate|download|put|put-delegate|put-stream|put-stream-delegate"
+      FileHandle.standardError.write(Data("usage: urlsession-ref \(modes) LIST [-j N]\n".utf8))
       exit(2)
     }
     let jobs = text.split(separator: "\n").map { line -> (URL, String) in
@@ -112,7 +124,7 @@ struct Reference {
     configuration.httpMaximumConnectionsPerHost = inFlight
     let delegate = Delegate()
     let session =
-      mode == .getDelegate || mode == .putDelegate
+      [.getDelegate, .putDelegate, .putStreamDelegate].contains(mode)
       ? URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
       : URLSession(configuration: configuration)
     do {
@@ -167,8 +179,28 @@ struct Reference {
       var request = URLRequest(url: url)
       request.httpMethod = "PUT"
       response = try await delegate.wait(for: session.uploadTask(with: request, fromFile: file))
+    case .putStream:
+      (_, response) = try await session.data(for: streamed(path, to: url))
+    case .putStreamDelegate:
+      response = try await delegate.wait(for: session.dataTask(with: streamed(path, to: url)))
     }
     try check(response, url)
+  }
+
+  /// A PUT of the file at `path` to `url` whose body is the file's `InputStream`, its
+  /// `Content-Length` stated and a blank `Transfer-Encoding` field (libcurl then sends the
+  /// body unframed, not chunked).
+  static func streamed(_ path: String, to url: URL) throws -> URLRequest {
+    var status = stat()
+    guard stat(path, &status) == 0, let stream = InputStream(fileAtPath: path) else {
+      throw Failure(description: "\(path): cannot open")
+    }
+    var request = URLRequest(url: url)
+    request.httpMethod = "PUT"
+    request.httpBodyStream = stream
+    request.setValue(String(status.st_size), forHTTPHeaderField: "Content-Length")
+    request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+    return request
   }
 
   static func check(_ response: URLResponse, _ url: URL) throws {
