@@ -14,14 +14,20 @@
 /// what a server can take changes during a long run. An overload answer (429, 503) halves
 /// the level, never below `floor`, and holds it.
 ///
-/// A host that multiplexes (HTTP/2) skips the climb: streams cost its server one
-/// connection, and the server caps them itself, so the level jumps at once to the streams
-/// its connections allow (`multiplexing`). The answers of transfers started before the jump
+/// A host that multiplexes (HTTP/2) skips the first steps: streams cost its server one
+/// connection, so the level jumps at once to one connection's worth of streams
+/// (`multiplexing`), not to all the host's connections', since a level past one connection
+/// makes the transport open the further ones at once (libcurl opens one for each waiting
+/// stream while they are being set up). The answers of transfers started before the jump
 /// still judge the level left; once a whole level of transfers started at the new one has
-/// answered, the jump is kept only if their answers per second (while the level bounds the
-/// run) beat the level left's estimate by `keepGain`, else the level goes back and holds, as
-/// after any step that did not pay (a server that slows every answer alike, or queues what
-/// it cannot serve).
+/// answered, their answers per second (while the level bounds the run) judge it: against the
+/// level left's estimate when it had one, else by their spread. Answers that all took about
+/// as long (`unqueuedSpread`) are a link bound by its round trip, where the climb goes on from
+/// the jump's level; answers that spread out are a server working through a queue, where the
+/// level left is tried again and the better of the two held. A jump's round is the level's
+/// new slots (those it added to the level left), so that it is judged one round trip after
+/// it, not two. A jump that did not beat the
+/// level left by `keepGain` goes back and holds, as after any step that did not pay.
 ///
 /// Only a level that bounds the run is judged: while no transfer waits for a slot of the
 /// global limit (the manifest is ending, or per-host limits bound the run) nothing is
@@ -61,6 +67,10 @@ package struct ConcurrencyController: Sendable, Hashable {
     /// The share of a level that must answer to judge it (1/n): enough that the median is
     /// the level's, few enough that it is judged within about one answer time.
     package var roundDivisor = 4
+    /// The least ratio of a jump's tenth-percentile answer time to its median that shows
+    /// answers not queued at the server: a burst a server works through one by one answers
+    /// spread evenly (a ratio near 0.2), a burst a long link carries answers together (near 1).
+    package var unqueuedSpread = 0.5
 
     package init() {}
   }
@@ -138,6 +148,9 @@ package struct ConcurrencyController: Sendable, Hashable {
   /// After a jump (`multiplexing`): the level left, since when it was in force, and the
   /// answer times of transfers started at it, which judge it against the new level.
   private var jumpedFrom: Jump?
+  /// The level left by a jump whose answers queued is being tried again: its round keeps
+  /// the better of the two (`previousRound` holds the jump's).
+  private var rechecking = false
 
   private struct Jump: Sendable, Hashable {
     var limit: Int
@@ -186,7 +199,9 @@ package struct ConcurrencyController: Sendable, Hashable {
     }
     round.append(max(answer, 1e-6))
     if let jumped = jumpedFrom {
-      guard round.count >= max(configuration.minimumRound, limit) else { return nil }
+      // The level's new slots: the transfers left from before the jump hold the others.
+      let whole = max(configuration.minimumRound, limit - jumped.limit)
+      guard round.count >= whole else { return nil }
       jumpedFrom = nil
       let rate = Double(round.count) / max(now - jumped.boundSince, 1e-6)
       return judgeJump(from: jumped, rate: rate, now: now, bytes: bytes)
@@ -197,6 +212,14 @@ package struct ConcurrencyController: Sendable, Hashable {
     let previous = previousRound
     previousRound = measured
     guard let previous else { return grow(by: 2, from: nil, now: now, bytes: bytes) }
+    if rechecking {
+      // The level left, tried again after a jump whose answers queued: it stays unless the
+      // jump moved more by `keepGain`; either way the level holds.
+      rechecking = false
+      phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
+      return previous.throughput >= measured.throughput * configuration.keepGain
+        ? change(to: previous.limit, now: now, bytes: bytes) : nil
+    }
     let gain = measured.throughput / previous.throughput
     guard gain >= configuration.growthGain else {
       // The step up stopped paying: keep it only if it helped at all.
@@ -208,11 +231,14 @@ package struct ConcurrencyController: Sendable, Hashable {
     return grow(by: factor, from: nil, now: now, bytes: bytes)
   }
 
-  /// A host multiplexes and its connections allow `streams` transfers in flight: while the
-  /// level is still climbing, it jumps there (up to the ceiling) instead of climbing step by
-  /// step. Returns the new limit when it changed.
-  package mutating func multiplexing(streams: Int, now: Double, bytes: Int64) -> Int? {
-    let target = min(streams, configuration.ceiling)
+  /// A host multiplexes: its connections allow `streams` transfers in flight, each carrying
+  /// `perConnection`. While the level is still climbing, it jumps to one connection's worth
+  /// (up to `streams` and the ceiling) instead of climbing step by step. Returns the new
+  /// limit when it changed.
+  package mutating func multiplexing(
+    streams: Int, perConnection: Int, now: Double, bytes: Int64
+  ) -> Int? {
+    let target = min(streams, perConnection, configuration.ceiling)
     guard case .growing = phase, jumpedFrom == nil, target > limit else { return nil }
     let left = Jump(limit: limit, since: changedAt, answers: round, boundSince: now)
     previousRound = nil
@@ -231,8 +257,13 @@ package struct ConcurrencyController: Sendable, Hashable {
   }
 
   /// The level jumped to has answered a whole level's worth of transfers started at it, at
-  /// `rate` answers per second while it bound the run: keep it if that beats the level left's
-  /// estimate by `keepGain`, else go back there. Either way the level holds.
+  /// `rate` answers per second while it bound the run.
+  ///
+  /// With an estimate of the level left: go back there and hold unless the jump beat it by
+  /// `keepGain`; climb on from the jump if it beat it by `growthGain`, else hold. Without
+  /// one (the connection told HTTP/2 before any answer): climb on if the round's answers
+  /// were not queued (`unqueuedSpread`), else try the level left again, whose round then
+  /// keeps the better of the two and holds.
   ///
   /// Why a whole level and a rate, not a quarter and a median as a step of the climb: the
   /// jump's transfers start in one burst, and the first of them to answer are the ones a
@@ -241,13 +272,33 @@ package struct ConcurrencyController: Sendable, Hashable {
   private mutating func judgeJump(from left: Jump, rate: Double, now: Double, bytes: Int64)
     -> Int?
   {
-    phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
+    let jumped = Estimate(limit: limit, throughput: rate)
     var answers = left.answers
-    // Too few answers of the level left to tell its throughput: the jump stays.
-    guard answers.count * 2 >= configuration.minimumRound else { return nil }
+    guard answers.count * 2 >= configuration.minimumRound else {
+      round.sort()
+      let tenth = round[round.count / 10]
+      let median = round[round.count / 2]
+      guard tenth >= median * configuration.unqueuedSpread else {
+        previousRound = jumped
+        phase = .growing(previous: nil)
+        let changed = change(to: left.limit, now: now, bytes: bytes)
+        rechecking = true
+        return changed
+      }
+      previousRound = jumped
+      return grow(by: 2, from: nil, now: now, bytes: bytes)
+    }
     let before = Double(left.limit) / Self.median(&answers)
-    guard rate < before * configuration.keepGain else { return nil }
-    return change(to: left.limit, now: now, bytes: bytes)
+    guard rate >= before * configuration.keepGain else {
+      phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
+      return change(to: left.limit, now: now, bytes: bytes)
+    }
+    guard rate >= before * configuration.growthGain else {
+      phase = .holding(windowsLeft: configuration.windowsBeforeProbe)
+      return nil
+    }
+    previousRound = jumped
+    return grow(by: 2, from: nil, now: now, bytes: bytes)
   }
 
   /// The median of `values`, which it sorts.
@@ -350,6 +401,7 @@ package struct ConcurrencyController: Sendable, Hashable {
     changedAt = now
     round.removeAll(keepingCapacity: true)
     jumpedFrom = nil
+    rechecking = false
     guard level != limit else { return nil }
     limit = level
     return level
