@@ -63,8 +63,12 @@ extension CurlExchange {
   /// line would tell (libcurl 7.88 sets `CURLINFO_HTTP_VERSION` only then); when it offered
   /// h2 and opened an https one that did not agree on it, its origin is spread over the loops
   /// again (`CurlRoutes`). A reused connection was told of by the exchange that opened it.
+  /// The loop's stream gate hears of every connection (`CurlStreamGate.connected`).
   func connectionReady() {
-    guard let job, let easy, easy.openedConnection else { return }
+    guard let easy else { return }
+    let opened = easy.openedConnection
+    gate?.connected(self, opened: opened, multiplexes: opened && easy.negotiatedHTTP2)
+    guard let job, opened else { return }
     if easy.negotiatedHTTP2 {
       job.connectionMultiplexes()
     } else if offersHTTP2, let origin {

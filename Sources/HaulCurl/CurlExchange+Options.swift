@@ -62,7 +62,6 @@ extension CurlExchange {
       check(setSharedOptions(easy, settings: settings))
     }
 
-    let method = request.method.uppercased()
     check(easy.setURL(request.url.absoluteString))
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
     check(easy.set(CURLOPT_HEADERDATA, pointer: context))
@@ -86,7 +85,7 @@ extension CurlExchange {
     // answer and fails with CURLE_HTTP2_STREAM, which would make a refusal a retried
     // `protocol` error. Over HTTP/1.1 the answer arrives. The cost is one connection per
     // parallel upload (docs/behaviour.md, HTTP/2).
-    if request.body != nil || method == "PUT" || method == "POST" {
+    if goesOverHTTP11 {
       check(easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1))
       offersHTTP2 = false
     }
@@ -260,5 +259,13 @@ extension CurlExchange {
   private static func milliseconds(_ seconds: Double) -> Int {
     guard seconds.isFinite, seconds > 0 else { return 0 }
     return max(1, Int(min(seconds * 1000, Double(Int32.max)).rounded(.up)))
+  }
+}
+
+extension CurlExchange {
+  /// Whether the exchange is held to HTTP/1.1: uploads are (see `configure`).
+  var goesOverHTTP11: Bool {
+    let method = request.method.uppercased()
+    return request.body != nil || method == "PUT" || method == "POST"
   }
 }

@@ -69,6 +69,10 @@ final class CurlExchange: @unchecked Sendable {
   /// The key of the request's https origin (`CurlRoutes.origin(of:)`), once a loop with
   /// routes looked: what a connection's protocol is learned for.
   var origin: String?
+  /// The loop's gate for HTTP/2 streams, once it counted this exchange in
+  /// (`CurlStreamGate`); `isGated` while it counts it.
+  var gate: CurlStreamGate?
+  var isGated = false
   /// Set while a job's exchange is on its way to the loop that carries its origin.
   var isHandedOver = false
   /// How many `cancelJobs` commands the loop that took this job's step had carried out then:

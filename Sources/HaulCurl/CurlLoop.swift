@@ -34,6 +34,8 @@ final class CurlLoop {
   /// `CURLOPT_PRIVATE`. Looked up by identity on cancel; walked only at shutdown.
   private var active: [ObjectIdentifier: Unmanaged<CurlExchange>] = [:]
   private var batch: [CurlMailbox.Command] = []
+  /// Holds exchanges to an HTTP/2 origin that its connections have no room for yet.
+  private let gate = CurlStreamGate()
   /// The header list plain GETs share; freed with the loop, after its last exchange.
   private let headerCache = CurlHeaderListCache()
   /// When `sweepStalls` last looked at the active exchanges, in monotonic nanoseconds.
@@ -74,6 +76,7 @@ final class CurlLoop {
       curl_multi_perform(multi, &running)
       collectFinished()
       sweepStalls()
+      for exchange in gate.takeReady() { enter(exchange) }
       // Wakes earlier for socket activity, curl's own timers, `curl_multi_wakeup`, or the
       // next exchange `--max-rate` paused becoming due; with exchanges active, at least as
       // often as their stall clocks are read.
@@ -92,7 +95,12 @@ final class CurlLoop {
       start(exchange)
     case .cancel(let exchange):
       switch exchange.phase {
-      case .queued: exchange.cancelRequested = true
+      case .queued:
+        if gate.release(exchange) {
+          complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
+        } else {
+          exchange.cancelRequested = true
+        }
       case .active: finish(exchange, .stopped("the transfer was cancelled"))
       case .finished: break
       }
@@ -104,6 +112,11 @@ final class CurlLoop {
         let exchange = retained.takeUnretainedValue()
         guard exchange.job != nil, exchange.cancelMark < cancelsCarried else { continue }
         finish(exchange, .stopped("the transfer was cancelled"))
+      }
+      let carried = cancelsCarried
+      let held = gate.releaseAll { $0.job != nil && $0.cancelMark < carried }
+      for exchange in held {
+        complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
       }
     case .shutdown(let waiter):
       shutdownWaiters.append(waiter)
@@ -143,7 +156,14 @@ final class CurlLoop {
       return
     }
     if let routes, exchange.job != nil, handOver(exchange, routes: routes) { return }
+    guard gate.admits(exchange) else { return }
+    enter(exchange)
+  }
+
+  /// Puts an exchange the gate let through into libcurl.
+  private func enter(_ exchange: CurlExchange) {
     guard let easy = idleHandles.popLast() ?? CurlEasy() else {
+      gate.left(exchange)
       complete(
         exchange, .failure(TransferError(.connection, "libcurl could not create a handle")))
       return
@@ -246,6 +266,7 @@ final class CurlLoop {
     case .stopped(let reason): result = .failure(TransferError(.cancelled, reason))
     }
     exchange.easy = nil
+    gate.left(exchange)
     recycle(easy, keepingOptions: exchange.leavesHandleReusable && exchange.isConfigured)
     retained.release()
     complete(exchange, result)
@@ -290,6 +311,9 @@ final class CurlLoop {
     }
     for retained in Array(active.values) {
       finish(retained.takeUnretainedValue(), .stopped("the transport was shut down"))
+    }
+    for exchange in gate.releaseAll(where: { _ in true }) {
+      _ = exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
     }
     for easy in idleHandles { easy.cleanup() }
     idleHandles.removeAll()

@@ -98,6 +98,25 @@ struct CurlConnectionRoutingTests {
     }
   }
 
+  @Test func a_burst_beyond_one_connections_streams_opens_the_connections_it_needs_not_more()
+    async throws
+  {
+    try await withScratch { scratch in
+      try await NginxFixture.with(tls: true, http2: true) { nginx in
+        // 250 exchanges at once, under 8 connections per host: 100 streams a connection.
+        let jobs = try await download(250, of: 4096, under: "small", from: nginx, in: scratch)
+
+        #expect(jobs.allSatisfy { $0.status.load(ordering: .sequentiallyConsistent) == 200 })
+        let log = nginx.timingLog(atLeast: 250)
+        #expect(log.allSatisfy { $0.version == "HTTP/2.0" })
+        // Each further connection opened once the one before it was full, not one per
+        // waiting exchange (libcurl alone opened all 8).
+        let connections = Set(log.map(\.connection)).count
+        #expect(connections <= 3, "\(connections) connections")
+      }
+    }
+  }
+
   @Test func an_http_1_1_origin_gets_parallel_connections_and_is_never_said_to_multiplex()
     async throws
   {
