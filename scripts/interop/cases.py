@@ -395,13 +395,36 @@ def folder_names(context, origin, transport, listing, prefix):
     dav = any(e["method"] == "PROPFIND" and e["status"] == 207 for e in listed)
     check(not listed or dav == (listing == "propfind"),
           "listed by %s" % ("PROPFIND" if dav else "GET"))
+    served = "a 207 multistatus"
+    if listing != "propfind":
+        served = listing_type(origin, prefix + "/tree/")
+        check(listing.split("-")[0] in served, "the folder's GET answers %s" % served)
+        served = served.split(" ", 1)[-1].split(";")[0]
     again = context.haul.run(folder, [line], transport, ["-j", "8"])
     files, _ = split(again)
     check(len(files) == len(TREE_FILES) and all(t["status"] == "skipped" for t in files),
           "rerun: " + again.brief())
     how = ", the loop: " + ",".join(sorted(set(
         t.get("error", {}).get("code", t["status"]) for t in looped))) if looped else ""
-    return "%d files, rerun skipped all%s" % (len(TREE_FILES), how)
+    return "%d files from %s, rerun skipped all%s" % (len(TREE_FILES), served, how)
+
+
+# The Accept of haul's GET of a folder (WebFolderLister.accept): JSON where the server
+# offers it, else the page.
+LISTING_ACCEPT = "application/json;q=0.9, text/html, */*;q=0.5"
+
+
+def listing_type(origin, path):
+    """The Content-Type `origin` answers a GET of the folder `path` with, asked as haul asks,
+    so a format case tells which format the server really gave."""
+    connection = http.client.HTTPConnection("127.0.0.1", origin.http_port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Accept": LISTING_ACCEPT})
+        response = connection.getresponse()
+        response.read()
+        return "%d %s" % (response.status, response.getheader("Content-Type", ""))
+    finally:
+        connection.close()
 
 
 # The local tree the S3 folder upload sends: nested folders, and names whose keys need

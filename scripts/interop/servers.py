@@ -48,7 +48,9 @@ class Origin:
     log_seconds = 6.0
 
     # The listing formats the origin serves its docroot in, each under a URL prefix: the
-    # folder cases run once per format ("propfind", "html", "json"; "" prefix: the root).
+    # folder cases run once per format ("propfind", "html", "html-fancy", "html-table",
+    # "json"; "" prefix: the root). A GET of a folder below an html* or json prefix must
+    # answer with that Content-Type.
     formats = {"html": ""}
     # The cases it runs (None: every origin case); the listing servers run the folder cases.
     cases = None
@@ -90,10 +92,18 @@ class Origin:
 
 
 class Apache2(Origin):
+    """apache2 with mod_dav at the root (PROPFIND, PUT, MKCOL), and the same docroot with
+    Dav off and mod_autoindex on under a prefix per page layout: /html/ plain
+    (-FancyIndexing), /fancy/ (FancyIndexing, a <pre> page) and /table/ (FancyIndexing
+    HTMLTable)."""
+
     name = "apache2"
     takes_puts = True
-    formats = {"propfind": ""}
-    modules = ("mpm_event", "authz_core", "dav", "dav_fs", "ssl", "socache_shmcb", "http2")
+    formats = {"propfind": "", "html": "/html", "html-fancy": "/fancy", "html-table": "/table"}
+    index_options = {"/html": "-FancyIndexing", "/fancy": "FancyIndexing",
+                     "/table": "FancyIndexing HTMLTable"}
+    modules = ("mpm_event", "authz_core", "alias", "autoindex", "dav", "dav_fs", "ssl",
+               "socache_shmcb", "http2")
 
     def launch(self, daemons):
         run = os.path.join(self.folder, "run")
@@ -119,9 +129,20 @@ class Apache2(Origin):
             "DocumentRoot %s" % self.docroot,
             "DavLockDB %s/davlock" % run,
             "<Directory %s>" % self.docroot,
-            "  Dav On", "  Require all granted",
+            "  Require all granted",
             "</Directory>",
+            "AddDefaultCharset UTF-8",
+            # Dav everywhere but below the prefixes: a `Dav Off` in a section inside a
+            # Dav On one is no override (mod_dav inherits the provider the outer one set).
+            '<LocationMatch "^/(?!%s)">' % "|".join(
+                prefix[1:] + "/" for prefix in self.index_options),
+            "  Dav On",
+            "</LocationMatch>",
         ]
+        for prefix, options in self.index_options.items():
+            lines += ["Alias %s/ %s/" % (prefix, self.docroot),
+                      "<Location %s/>" % prefix, "  Options +Indexes",
+                      "  IndexOptions %s" % options, "</Location>"]
         for host in ("127.0.0.1", "[::1]"):
             lines += ["Listen %s:%d" % (host, self.http_port),
                       "Listen %s:%d https" % (host, self.https_port)]
@@ -140,15 +161,19 @@ class Apache2(Origin):
 
 
 class Lighttpd(Origin):
+    """lighttpd with mod_webdav at the root, and the same docroot with WebDAV off and
+    mod_dirlisting on under /html/."""
+
     name = "lighttpd"
     takes_puts = True
-    formats = {"propfind": ""}
+    formats = {"propfind": "", "html": "/html"}
     stat_cache_seconds = 2
     log_seconds = 20.0
 
     def launch(self, daemons):
         lines = [
-            'server.modules = ("mod_openssl", "mod_webdav", "mod_accesslog")',
+            'server.modules = ("mod_openssl", "mod_alias", "mod_webdav", "mod_dirlisting",'
+            ' "mod_accesslog")',
             'server.document-root = "%s"' % self.docroot,
             'server.bind = "127.0.0.1"',
             "server.port = %d" % self.http_port,
@@ -159,6 +184,12 @@ class Lighttpd(Origin):
             'webdav.activate = "enable"',
             'webdav.is-readonly = "disable"',
             'mimetype.assign = ("" => "application/octet-stream")',
+            'alias.url = ("/html/" => "%s/")' % self.docroot,
+            '$HTTP["url"] =~ "^/html/" {',
+            '  webdav.activate = "disable"',
+            '  dir-listing.activate = "enable"',
+            '  dir-listing.encoding = "utf-8"',
+            "}",
             '$SERVER["socket"] == "[::1]:%d" { }' % self.http_port,
         ]
         for host in ("127.0.0.1", "[::1]"):
@@ -176,14 +207,25 @@ class Lighttpd(Origin):
 
 
 class Caddy(Origin):
+    """caddy's `file_server browse`, which answers a folder with JSON when the request's
+    Accept names application/json, as haul's does, and with its HTML page otherwise: the
+    root gives haul the JSON, and /html/ (the same docroot) the page, its requests' Accept
+    set to text/html before they reach the file server."""
+
     name = "caddy"
-    formats = {"json": ""}
+    formats = {"json": "", "html": "/html"}
 
     def launch(self, daemons):
         site = [
             "  bind 127.0.0.1 [::1]",
             "  root * %s" % self.docroot,
-            "  file_server browse",
+            "  handle_path /html/* {",
+            "    request_header Accept text/html",
+            "    file_server browse",
+            "  }",
+            "  handle {",
+            "    file_server browse",
+            "  }",
             "  log {",
             "    output file %s" % self.log,
             "    format json",
