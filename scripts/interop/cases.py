@@ -2,8 +2,10 @@
 detail for its ok line, or raises CaseFailure (FAIL) or NotApplicable (n/a, with the
 reason: something the transport or the server cannot do by design)."""
 
+import collections
 import email.utils
 import functools
+import hashlib
 import http.client
 import os
 import signal
@@ -33,6 +35,21 @@ TREE_FILES = {
 TREE_EMPTY = ("empty", "sub/empty too")
 # sub/deeper/up -> .. : sub/ again, under a new URL at every level.
 TREE_LOOP = ("sub/deeper/up", "..")
+
+
+# The large tree: MANY_FOLDERS folders of MANY_PER_FOLDER small files each, below /many/ of
+# the origins that run the many-FORMAT cases.
+MANY_FOLDERS, MANY_PER_FOLDER = 100, 100
+
+
+def many_path(index):
+    return "d%02d/f%03d.bin" % divmod(index, MANY_PER_FOLDER)
+
+
+def many_bytes(index):
+    """The content of the large tree's file `index`: 16 to 2,015 bytes of its own."""
+    size = 16 + (index * 7919) % 2000
+    return (hashlib.sha256(b"many-%d" % index).digest() * (size // 32 + 1))[:size]
 
 
 class DataSet:
@@ -67,6 +84,25 @@ class DataSet:
         for path in TREE_EMPTY:
             os.makedirs(os.path.join(docroot, "tree", path))
         os.symlink(TREE_LOOP[1], os.path.join(docroot, "tree", TREE_LOOP[0]))
+
+    def many_into(self, docroot):
+        """The large tree below docroot/many/, made (written once per run, into the data
+        set) and linked on the first call for that docroot; returns {relative path: sha256}."""
+        if not hasattr(self, "many"):
+            self.many = {}
+            for index in range(MANY_FOLDERS * MANY_PER_FOLDER):
+                path, content = many_path(index), many_bytes(index)
+                full = os.path.join(self.folder, "many", path)
+                if index % MANY_PER_FOLDER == 0:
+                    os.makedirs(os.path.dirname(full))
+                with open(full, "wb") as f:
+                    f.write(content)
+                os.utime(full, (SERVED_TIME, SERVED_TIME))
+                self.many[path] = hashlib.sha256(content).hexdigest()
+        if not os.path.isdir(os.path.join(docroot, "many")):
+            for path in self.many:
+                link(os.path.join(self.folder, "many", path), os.path.join(docroot, "many", path))
+        return self.many
 
     def link_uploads(self, out, names):
         for name in names:
@@ -409,6 +445,56 @@ def folder_names(context, origin, transport, listing, prefix):
     return "%d files from %s, rerun skipped all%s" % (len(TREE_FILES), served, how)
 
 
+def many_files(context, origin, transport, listing, prefix):
+    """MANY_FOLDERS x MANY_PER_FOLDER small files in one of the origin's listing formats:
+    every file fetched once (the access log shows one GET of each, none twice) and byte for
+    byte, nothing else, then a rerun that skips every file and fetches none (the log shows
+    no GET of a file, only the listings)."""
+    tree = context.data.many_into(origin.docroot)
+    folder = context.folder("many-" + listing)
+    base = prefix + "/many/"
+    line = {"url": origin.url(base), "recursive": True, "path": "many/"}
+
+    def fetched(entries):
+        return collections.Counter(e["path"][len(base):] for e in entries if e["method"] ==
+                                   "GET" and e["path"].startswith(base) and
+                                   not e["path"].endswith("/"))
+
+    before = len(origin.entries())
+    started = time.monotonic()
+    run = context.haul.run(folder, [line], transport, ["-j", "16"], timeout=900)
+    took = time.monotonic() - started
+    check(run.all_ok() and len(run.transfers) == len(tree), run.brief())
+    out = os.path.join(folder, "out", "many")
+    found = set()
+    for root, _, names in os.walk(out):
+        found.update(os.path.relpath(os.path.join(root, name), out) for name in names)
+    check(found == set(tree), "%d files, %d expected; extra %s, missing %s" % (
+        len(found), len(tree), sorted(found - set(tree))[:3], sorted(set(tree) - found)[:3]))
+    for path, sha in tree.items():
+        check(sha256_file(os.path.join(out, path)) == sha, "%s differs" % path)
+    deadline = time.monotonic() + origin.log_seconds
+    while True:
+        gets = fetched(origin.entries()[before:])
+        if sum(gets.values()) >= len(tree) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    twice = sorted(path for path, count in gets.items() if count > 1)
+    check(set(gets) == set(tree) and not twice, "%d files fetched of %d, %d twice (%s)" % (
+        len(gets), len(tree), len(twice), twice[:3]))
+    before = len(origin.entries())
+    started = time.monotonic()
+    again = context.haul.run(folder, [line], transport, ["-j", "16"], timeout=900)
+    rerun = time.monotonic() - started
+    check(again.status == 0 and len(again.transfers) == len(tree) and
+          all(t["status"] == "skipped" for t in again.transfers), "rerun: " + again.brief())
+    time.sleep(min(origin.log_seconds, 2.0))
+    gets = fetched(origin.entries()[before:])
+    check(not gets, "the rerun fetched %d files (%s)" % (len(gets), sorted(gets)[:3]))
+    return "%d files in %d folders in %.0f s, rerun skipped all in %.1f s, no GET" % (
+        len(tree), MANY_FOLDERS, took, rerun)
+
+
 # The Accept of haul's GET of a folder (WebFolderLister.accept): JSON where the server
 # offers it, else the page.
 LISTING_ACCEPT = "application/json;q=0.9, text/html, */*;q=0.5"
@@ -493,7 +579,8 @@ ORIGIN_CASES = [
 
 def origin_cases(origin):
     """The cases `origin` runs, in order: the origin cases it takes, then "tree-FORMAT"
-    (folder_names) for each listing format it serves (a case filter "tree" takes them all);
+    (folder_names) for each listing format it serves and "many-FORMAT" (many_files) for
+    each of its `many_formats` (a case filter "tree" or "many" takes them all);
     an S3 server runs the S3 cases alone."""
     if getattr(origin, "speaks_s3", False):
         return list(S3_CASES)
@@ -504,6 +591,9 @@ def origin_cases(origin):
         for listing, prefix in origin.formats.items():
             cases.append(("tree-" + listing, functools.partial(
                 folder_names, listing=listing, prefix=prefix)))
+    for listing in origin.many_formats:
+        cases.append(("many-" + listing, functools.partial(
+            many_files, listing=listing, prefix=origin.formats[listing])))
     return cases
 
 

@@ -52,6 +52,8 @@ class Origin:
     # "json"; "" prefix: the root). A GET of a folder below an html* or json prefix must
     # answer with that Content-Type.
     formats = {"html": ""}
+    # The formats of `formats` that also run the large tree (many-FORMAT: 10,000 files).
+    many_formats = ()
     # The cases it runs (None: every origin case); the listing servers run the folder cases.
     cases = None
 
@@ -100,6 +102,7 @@ class Apache2(Origin):
     name = "apache2"
     takes_puts = True
     formats = {"propfind": "", "html": "/html", "html-fancy": "/fancy", "html-table": "/table"}
+    many_formats = ("propfind",)
     index_options = {"/html": "-FancyIndexing", "/fancy": "FancyIndexing",
                      "/table": "FancyIndexing HTMLTable"}
     modules = ("mpm_event", "authz_core", "alias", "autoindex", "dav", "dav_fs", "ssl",
@@ -301,6 +304,7 @@ class Nginx(Origin):
     # ngx_http_dav reads a PUT's whole body before it looks at the target's folder.
     refuses_early = False
     formats = {"propfind": "", "html": "/html", "json": "/json"}
+    many_formats = ("html", "propfind")
     module = "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so"
 
     def launch(self, daemons):
