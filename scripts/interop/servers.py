@@ -10,13 +10,15 @@ Every origin writes an access log read back as entries {client, method, path, pr
 status}, so cases can tell which protocol and how many ranges a run used, and every proxy
 tells which requests went through it."""
 
+import hashlib
 import json
 import os
 import pwd
 import re
+import subprocess
 import sys
 
-from support import free_port, wait_listening
+from support import free_port, sha256_file, wait_listening
 
 AS_ROOT = os.geteuid() == 0
 LOG_LINE = re.compile(r'^(\S+) "(\S+) (\S+) (\S+)" (\d{3})')
@@ -424,9 +426,58 @@ class RcloneS3(ListingServer):
                 "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_CONFIG_FILE": "",
                 "AWS_SHARED_CREDENTIALS_FILE": ""}
 
-    def stored(self, key):
-        """The file the object `key` of `bucket` is stored in."""
-        return os.path.join(self.docroot, self.bucket, key)
+    def objects(self, prefix):
+        """{key: sha256} of every object of `bucket` below `prefix`, read from the files
+        that store them."""
+        top = os.path.join(self.docroot, self.bucket)
+        found = {}
+        for root, _, names in os.walk(os.path.join(top, prefix)):
+            for name in names:
+                path = os.path.join(root, name)
+                found[os.path.relpath(path, top)] = sha256_file(path)
+        return found
+
+
+class Moto(RcloneS3):
+    """moto in server mode (pip moto[server]), prepared by Tests/botocore/moto_setup.py:
+    an IAM key pair and `bucket`. Signature checking stays off (`--open`): moto checks a
+    signature over the path it decoded, so it refuses signed requests for keys with
+    reserved characters or non-ASCII letters, which the S3 tree has (S3MotoTests). Runs
+    the S3 cases alone; what it stores is read back with botocore."""
+
+    name = "moto"
+    setup = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests",
+                         "botocore", "moto_setup.py")
+
+    def launch(self, daemons):
+        return daemons.start(self.name, [
+            sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p",
+            str(self.http_port)], self.daemon_log)
+
+    def start(self, daemons):
+        super().start(daemons)
+        done = subprocess.run([sys.executable, self.setup, "--open", str(self.http_port),
+                               self.bucket], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError("moto_setup.py failed: %s" % done.stderr.strip()[-300:])
+        keys = json.loads(done.stdout)
+        self.access_key, self.secret_key = keys["access_key"], keys["secret_key"]
+
+    def objects(self, prefix):
+        import botocore.session  # only moto's case needs botocore (make deps installs it)
+        from botocore.config import Config
+        s3 = botocore.session.get_session().create_client(
+            "s3", region_name="us-east-1", endpoint_url="http://127.0.0.1:%d" % self.http_port,
+            aws_access_key_id=self.access_key, aws_secret_access_key=self.secret_key,
+            config=Config(s3={"addressing_style": "path"}))
+        found = {}
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket,
+                                                                  Prefix=prefix):
+            for item in page.get("Contents", []):
+                body = s3.get_object(Bucket=self.bucket, Key=item["Key"])["Body"].read()
+                found[item["Key"]] = hashlib.sha256(body).hexdigest()
+        return found
 
 
 class PythonHTTP(ListingServer):
