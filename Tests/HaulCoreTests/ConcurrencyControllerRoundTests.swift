@@ -221,6 +221,28 @@ struct ConcurrencyControllerRoundTests {
     #expect(controller.limit == 256)
   }
 
+  @Test func a_step_past_the_jump_is_judged_against_the_jumps_median() {
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    #expect(controller.multiplexing(streams: 800, perConnection: 100, now: 0, bytes: 0) == 100)
+    // The new slots answer together, 10 ms after the jump: no queue, so the climb goes on.
+    for _ in 0..<84 {
+      _ = controller.answered(answer: 0.01, started: 0, now: 0.01, bytes: 0, bound: true)
+    }
+    #expect(controller.limit == 200)
+    // 200 answer in twice the time: they move what 100 did, though 200 over 20 ms is more
+    // than the 84 answers the jump's round counted in its 10 ms. Back to 100, and hold.
+    var changes: [Int] = []
+    for _ in 0..<50 {
+      if let change = controller.answered(
+        answer: 0.02, started: 0.01, now: 0.03, bytes: 0, bound: true)
+      {
+        changes.append(change)
+      }
+    }
+    #expect(changes == [100])
+    #expect(controller.phase == .holding(windowsLeft: 8))
+  }
+
   @Test func a_level_left_that_answers_faster_is_kept() {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     #expect(controller.multiplexing(streams: 800, perConnection: 100, now: 0, bytes: 0) == 100)

@@ -23,8 +23,9 @@
 /// answered, their answers per second (while the level bounds the run) judge it: against the
 /// level left's estimate when it had one, else by their spread. Answers that all took about
 /// as long (`unqueuedSpread`) are a link bound by its round trip, where the climb goes on from
-/// the jump's level; answers that spread out are a server working through a queue, where the
-/// level left is tried again and the better of the two held. A jump's round is the level's
+/// the jump's level, its next step judged against the jump's median as any step of the
+/// climb; answers that spread out are a server working through a queue, where the level left
+/// is tried again and the better of the two held. A jump's round is the level's
 /// new slots (those it added to the level left), so that it is judged one round trip after
 /// it, not two. A jump that did not beat the
 /// level left by `keepGain` goes back and holds, as after any step that did not pay.
@@ -285,7 +286,10 @@ package struct ConcurrencyController: Sendable, Hashable {
         rechecking = true
         return changed
       }
-      previousRound = jumped
+      // The next step's round is judged by its median, as every step of the climb: the
+      // jump's estimate must be of the same kind, or answers per second (which count the
+      // run's own work between answers) would let any step past it look like a gain.
+      previousRound = Estimate(limit: limit, throughput: Double(limit) / median)
       return grow(by: 2, from: nil, now: now, bytes: bytes)
     }
     let before = Double(left.limit) / Self.median(&answers)
