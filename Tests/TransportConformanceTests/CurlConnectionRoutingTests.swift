@@ -35,7 +35,7 @@ struct CurlConnectionRoutingTests {
 
     func begin() -> JobStep { .send(request, sink) }
 
-    func connectionMultiplexes() {
+    func connectionMultiplexes(roundTrip: Double) {
       multiplexes.store(true, ordering: .sequentiallyConsistent)
     }
 
