@@ -80,12 +80,18 @@ package final class OutputDirectory: Sendable {
   /// open for the paths after it in the same folder (`FolderCache`).
   package func folder(of relativePath: String) throws(TransferError) -> (FolderHandle?, String) {
     if Self.isPlainName(relativePath) { return (nil, relativePath) }
-    let bytes = relativePath.utf8
-    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else {
+    // Split at the last `/` over the bytes, without the string's index arithmetic.
+    var path = relativePath
+    let split = path.withUTF8 { bytes -> (String, String)? in
+      guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+      return (
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self),
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
+      )
+    }
+    guard let (folderPath, name) = split else {
       throw TransferError(.pathRefused, "path \(relativePath) leaves the output directory")
     }
-    let folderPath = String(relativePath[..<slash])
-    let name = String(relativePath[bytes.index(after: slash)...])
     // The folder's own path was walked and checked when it was kept; the name is checked
     // here, and anything but a plain name takes the walk that refuses it.
     let reusable = Self.isPlainName(name)
@@ -170,7 +176,7 @@ package final class OutputDirectory: Sendable {
 
   /// Whether `name` is one path component naming a file: no `/`, not empty, `.` or `..`.
   private static func isPlainName(_ name: String) -> Bool {
-    !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/"))
+    !name.isEmpty && !name.isDotSegment && !name.utf8Contains(UInt8(ascii: "/"))
   }
 
   /// Metadata of the file at `relativePath` without following a final symlink; `nil` when

@@ -139,14 +139,26 @@ package struct ListingPage: Sendable, Hashable {
   /// list the same children.
   func fingerprint(below folder: ListedFolder) -> Int {
     var hasher = Hasher()
-    let skip = folder.relativePath.count
+    // Names are hashed as their UTF-8 bytes past the folder's own path: each path listed
+    // in `folder` starts with it.
+    let skip = folder.relativePath.utf8.count
     for file in files {
-      hasher.combine(file.relativePath.dropFirst(skip))
+      Self.combine(file.relativePath, after: skip, into: &hasher)
       hasher.combine(file.size)
       hasher.combine(file.modified)
     }
     hasher.combine(-1)
-    for child in folders { hasher.combine(child.relativePath.dropFirst(skip)) }
+    for child in folders { Self.combine(child.relativePath, after: skip, into: &hasher) }
     return hasher.finalize()
+  }
+
+  /// Feeds `path`'s UTF-8 bytes past the first `skip` to `hasher`, their count first.
+  private static func combine(_ path: String, after skip: Int, into hasher: inout Hasher) {
+    var path = path
+    path.withUTF8 { bytes in
+      let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.dropFirst(skip)))
+      hasher.combine(name.count)
+      hasher.combine(bytes: name)
+    }
   }
 }

@@ -46,15 +46,22 @@ package enum IndexPage {
   }
 
   /// The `href` values of `body`'s `<a>` elements, entities decoded, in order.
-  static func links(in body: [UInt8]) -> [String] {
+  static func links(in page: [UInt8]) -> [String] {
+    page.withUnsafeBufferPointer { links(in: $0) }
+  }
+
+  private static func links(in body: UnsafeBufferPointer<UInt8>) -> [String] {
     var hrefs: [String] = []
     var index = 0
     let count = body.count
-    while index + 2 < count {
+    while index + 2 < count, let base = body.baseAddress {
       guard body[index] == UInt8(ascii: "<"), body[index + 1] | 0x20 == UInt8(ascii: "a"),
         isSpace(body[index + 2])
       else {
-        index += 1
+        // On to the next `<`, found by `memchr` rather than byte by byte.
+        guard let next = memchr(base + index + 1, Int32(UInt8(ascii: "<")), count - index - 1)
+        else { break }
+        index = base.distance(to: next.assumingMemoryBound(to: UInt8.self))
         continue
       }
       index += 2
@@ -79,7 +86,7 @@ package enum IndexPage {
         }
         index += 1
         while index < count, isSpace(body[index]) { index += 1 }
-        let value: ArraySlice<UInt8>
+        let value: Slice<UnsafeBufferPointer<UInt8>>
         if index < count, body[index] == UInt8(ascii: "\"") || body[index] == UInt8(ascii: "'") {
           let quote = body[index]
           let start = index + 1
@@ -95,7 +102,9 @@ package enum IndexPage {
           value = body[start..<index]
         }
         if isHref {
-          hrefs.append(ListedName.decodeEntities(Substring(String(decoding: value, as: UTF8.self))))
+          let text = String(decoding: value, as: UTF8.self)
+          hrefs.append(
+            value.contains(UInt8(ascii: "&")) ? ListedName.decodeEntities(Substring(text)) : text)
         }
       }
     }

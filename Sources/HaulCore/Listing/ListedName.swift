@@ -68,13 +68,24 @@ package struct ListedName: Sendable, Hashable {
   /// what `child` would find, since such a link resolves to the folder's path plus that
   /// segment. `nil` for any other link, which `child` resolves as a URL.
   private static func plainChild(_ href: String) -> (name: String, isFolder: Bool)? {
-    let bytes = href.utf8
-    let isFolder = bytes.last == UInt8(ascii: "/")
-    let body = bytes.dropLast(isFolder ? 1 : 0)
-    guard !body.isEmpty, !body.elementsEqual(".".utf8), !body.elementsEqual("..".utf8),
-      !body.contains(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 || $0 == 0x3A })
-    else { return nil }
-    return (percentDecoded(Substring(body)), isFolder)
+    var href = href
+    return href.withUTF8 { bytes in
+      let isFolder = bytes.last == UInt8(ascii: "/")
+      let body = UnsafeBufferPointer(rebasing: bytes.dropLast(isFolder ? 1 : 0))
+      // One pass over the bytes: what refuses the link, and whether it holds an escape.
+      var (dots, escaped) = (0, false)
+      for byte in body {
+        switch byte {
+        case 0x2F, 0x3F, 0x23, 0x3A: return nil
+        case UInt8(ascii: "."): dots += 1
+        case UInt8(ascii: "%"): escaped = true
+        default: break
+        }
+      }
+      guard !body.isEmpty, !(body.count <= 2 && dots == body.count) else { return nil }
+      let text = String(decoding: body, as: UTF8.self)
+      return (escaped ? percentDecoded(Substring(text)) : text, isFolder)
+    }
   }
 
   /// The path's segments, each percent-decoded after the split (a `%2F` stays inside its
@@ -90,7 +101,7 @@ package struct ListedName: Sendable, Hashable {
   /// `text` with each `%XX` escape decoded; a `%` that starts no escape stays as written,
   /// and `text` stays as it is when the decoded bytes are no UTF-8.
   static func percentDecoded(_ text: Substring) -> String {
-    guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+    guard text.utf8Contains(UInt8(ascii: "%")) else { return String(text) }
     return String(validating: PercentDecoding.bytes(text), as: UTF8.self) ?? String(text)
   }
 
@@ -131,7 +142,15 @@ package struct ListedName: Sendable, Hashable {
   /// The text of `url(of:isFolder:in:)`, without parsing it: the folder's URL and one
   /// segment of path characters, a valid URL as the folder's is.
   package static func urlText(of name: String, isFolder: Bool, in folder: URL) -> String {
-    var text = folder.absoluteString
+    urlText(of: name, isFolder: isFolder, inFolderText: folder.absoluteString)
+  }
+
+  /// `urlText(of:isFolder:in:)` for the folder whose URL's text is `folderText`, as a page
+  /// of many files reads it once.
+  package static func urlText(of name: String, isFolder: Bool, inFolderText folderText: String)
+    -> String
+  {
+    var text = folderText
     if !text.hasSuffix("/") { text += "/" }
     if name.utf8.allSatisfy(isSegmentByte) {
       text += name
@@ -160,7 +179,7 @@ package struct ListedName: Sendable, Hashable {
   /// `text` with HTML and XML character references decoded: `&amp;`, `&lt;`, `&gt;`,
   /// `&quot;`, `&apos;`, `&nbsp;`, `&#NN;`, `&#xHH;`; any other `&` is left as written.
   package static func decodeEntities(_ text: Substring) -> String {
-    guard text.utf8.contains(UInt8(ascii: "&")) else { return String(text) }
+    guard text.utf8Contains(UInt8(ascii: "&")) else { return String(text) }
     var out = ""
     var rest = text[...]
     while let amp = rest.firstIndex(of: "&") {

@@ -51,9 +51,9 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
   private var walk: Walk?
   /// The first pages of waiting folders asked for ahead.
   private let ahead = PagesAhead()
-  /// The current page's items, handed out from `next`.
+  /// The current page's items not handed out yet, the next one last: each is moved out
+  /// (`popLast`) rather than copied, as a page of skipped files is handed out item by item.
   private var page: [Item] = []
-  private var next = 0
 
   init(_ base: Base, listers: [any FolderLister], folders: FolderOptions, runner: EntryRunner) {
     self.base = base
@@ -63,17 +63,12 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
   }
 
   /// Whether the next pull asks the server for a listing page.
-  var waitsForPage: Bool { next >= page.count && walk != nil }
+  var waitsForPage: Bool { page.isEmpty && walk != nil }
 
   /// The next entry to feed, `nil` when every entry and every page has been handed out.
   mutating func nextItem() async -> Item? {
     while true {
-      if next < page.count {
-        defer { next += 1 }
-        return page[next]
-      }
-      page.removeAll(keepingCapacity: true)
-      next = 0
+      if let item = page.popLast() { return item }
       if var current = walk {
         walk = nil
         await withTaskCancellationHandler {
@@ -81,6 +76,7 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
         } onCancel: { [ahead] in
           ahead.cancelAll()
         }
+        page.reverse()
         if current.continuation != nil || !current.pending.isEmpty { walk = current }
         continue
       }
@@ -153,8 +149,8 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     for file in listed.files {
       guard let item = ListingItem(file, of: walk.entry, folders: folders, inPlace: inPlace)
       else { continue }
-      page.append(item)
       runner.state.listing.add(item)
+      page.append(consume item)
     }
   }
 

@@ -107,7 +107,7 @@ package final class WebFolderLister: FolderLister {
   {
     var name = child
     name.mayBeFolder = false
-    guard name.name != "..", name.name != ".", !name.name.utf8.contains(UInt8(ascii: "/")),
+    guard name.name != "..", name.name != ".", !name.name.utf8Contains(UInt8(ascii: "/")),
       let url = ListedName.url(of: name.name, isFolder: false, in: folder),
       let answer = try? await client.fetch(
         url, headers: [HTTPField("Range", "bytes=0-0")], handles: probeAnswers,
@@ -130,10 +130,11 @@ package final class WebFolderLister: FolderLister {
   /// The page of `folder` that `children` make.
   static func page(_ children: [ListedName], in folder: ListedFolder) -> ListingPage {
     var page = ListingPage()
+    let folderText = folder.url.absoluteString
     for child in children {
       let relative = folder.relativePath + child.name
       let leaves =
-        child.name == "." || child.name == ".." || child.name.utf8.contains(UInt8(ascii: "/"))
+        child.name.isDotSegment || child.name.utf8Contains(UInt8(ascii: "/"))
       if !leaves, child.isFolder,
         let url = ListedName.url(of: child.name, isFolder: true, in: folder.url)
       {
@@ -143,7 +144,7 @@ package final class WebFolderLister: FolderLister {
       if leaves || child.isFolder {
         page.files.append(
           ListedFile(
-            url: nil, source: folder.url.absoluteString + child.name,
+            url: nil, source: folderText + child.name,
             relativePath: relative + (child.isFolder ? "/" : ""), size: child.size,
             modified: child.modified, etag: child.etag))
         continue
@@ -151,7 +152,7 @@ package final class WebFolderLister: FolderLister {
       // A file's URL is parsed only if it is fetched (`ListedFile.init(urlText:)`).
       page.files.append(
         ListedFile(
-          urlText: ListedName.urlText(of: child.name, isFolder: false, in: folder.url),
+          urlText: ListedName.urlText(of: child.name, isFolder: false, inFolderText: folderText),
           relativePath: relative, size: child.size, modified: child.modified,
           etag: child.etag))
     }

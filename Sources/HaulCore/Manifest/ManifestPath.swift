@@ -70,7 +70,7 @@ enum ManifestPath {
     if name == "." || name == ".." {
       return .failure(.init("file name in URL is \"\(name)\"; give \"path\""))
     }
-    if name.utf8.contains(UInt8(ascii: "/")) {
+    if name.utf8Contains(UInt8(ascii: "/")) {
       return .failure(.init("file name in URL contains \"/\" once decoded; give \"path\""))
     }
     if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {

@@ -66,9 +66,12 @@ struct JSONObject {
 
   /// The finished object.
   var json: String {
-    var text = bytes
-    text.append(UInt8(ascii: "}"))
-    return String(decoding: text, as: UTF8.self)
+    // Written straight into the string's storage, without a copy of `bytes` to close.
+    String(unsafeUninitializedCapacity: bytes.count + 1) { buffer in
+      let end = buffer.initialize(fromContentsOf: bytes)
+      buffer[end] = UInt8(ascii: "}")
+      return end + 1
+    }
   }
 
   /// The finished object's UTF-8 bytes, appended to `out`.
@@ -94,7 +97,12 @@ struct JSONObject {
     var value = value
     value.withUTF8 { input in
       out.append(UInt8(ascii: "\""))
-      guard input.contains(where: needsCare) else {
+      var clean = true
+      for byte in input where needsCare(byte) {
+        clean = false
+        break
+      }
+      guard !clean else {
         out.append(contentsOf: input)
         out.append(UInt8(ascii: "\""))
         return
@@ -130,6 +138,7 @@ struct JSONObject {
   }
 
   /// Whether `byte` may need escaping (or starts a sequence that may).
+  @inline(__always)
   private static func needsCare(_ byte: UInt8) -> Bool {
     byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
       || byte == 0xE2

@@ -150,7 +150,7 @@ public actor Scheduler {
           more = false
           break
         }
-        switch item {
+        switch consume item {
         case .entry(let entry): batch.append(entry)
         case .ended(let entry, let error):
           handOver.end(
@@ -245,7 +245,8 @@ public actor Scheduler {
       ended.removeAll(keepingCapacity: true)
     }
 
-    mutating func end(_ ending: EntryRunner.Ending) {
+    /// Keeps `ending` (taken, not copied) for the next flush.
+    mutating func end(_ ending: consuming EntryRunner.Ending) {
       ended.append(ending)
       if ended.count >= 64 { flush() }
     }
