@@ -136,17 +136,6 @@ final class CurlEasy {
   /// connection.
   var negotiatedHTTP2: Bool { haul_easy_alpn_is_h2(handle) != 0 }
 
-  /// The current transfer's TCP handshake, from the name being resolved to the connection
-  /// being made (`CURLINFO_CONNECT_TIME_T` less `CURLINFO_NAMELOOKUP_TIME_T`): one round
-  /// trip to the peer it connected to. Read once the transfer has its connection.
-  var connectRoundTrip: Double {
-    var connected: curl_off_t = 0
-    var resolved: curl_off_t = 0
-    _ = haul_easy_getinfo_off_t(handle, CURLINFO_CONNECT_TIME_T, &connected)
-    _ = haul_easy_getinfo_off_t(handle, CURLINFO_NAMELOOKUP_TIME_T, &resolved)
-    return Double(max(0, connected - resolved)) / 1_000_000
-  }
-
   /// The request body bytes libcurl has sent so far (`CURLINFO_SIZE_UPLOAD_T`).
   var sentBodyBytes: Int64 {
     var bytes: curl_off_t = 0

@@ -43,12 +43,10 @@ struct ConcurrencyControllerRoundTests {
   /// `fixed`), ticking the controller every 50 ms as the scheduler does.
   /// `multiplexes`: the server speaks HTTP/2, which the first answer tells (with room for
   /// `streams` in flight), or, given `connected`, the connection at that time, before any
-  /// answer (the curl transport learns it from TLS's ALPN as the first requests go out),
-  /// telling the connection's handshake as `roundTrip` when given.
+  /// answer (the curl transport learns it from TLS's ALPN as the first requests go out).
   func run(
     _ model: some AnswerModel, files: Int, fixed: Int? = nil, multiplexes streams: Int? = nil,
-    perConnection: Int = 100, connected: Double? = nil, roundTrip: Double? = nil,
-    controller: inout ConcurrencyController
+    perConnection: Int = 100, connected: Double? = nil, controller: inout ConcurrencyController
   ) -> Outcome {
     let step = 0.001
     var now = 0.0
@@ -74,8 +72,7 @@ struct ConcurrencyControllerRoundTests {
         told = true
         note(
           controller.multiplexing(
-            streams: streams, perConnection: perConnection, roundTrip: roundTrip, now: now,
-            bytes: bytes))
+            streams: streams, perConnection: perConnection, now: now, bytes: bytes))
         fill(controller)
       }
       // One answer at a time, each slot refilled before the next, as the scheduler does;
@@ -187,25 +184,6 @@ struct ConcurrencyControllerRoundTests {
     // 100 and 200 instead of 256 in the first two round trips: less than one lost.
     #expect(outcome.seconds <= best.seconds + 0.04 + 0.01)
     #expect(controller.limit == 256)
-  }
-
-  @Test func a_connection_a_fraction_of_a_millisecond_away_gets_no_jump() {
-    // On loopback (0.1 ms) 16 in flight keep the link full: a host that multiplexes there
-    // climbs by rounds from 16, as one that does not.
-    let server = QueueModel(roundTrip: 0.0001, rate: 8_000)
-    var controller = ConcurrencyController(now: 0, bytes: 0)
-    let outcome = run(
-      server, files: 5_000, multiplexes: 800, connected: 0.001, roundTrip: 0.0001,
-      controller: &controller)
-    #expect(Array(outcome.levels.prefix(2)) == [16, 32])
-    #expect(!outcome.levels.contains(100))
-    // The same connection 40 ms away jumps.
-    var far = ConcurrencyController(now: 0, bytes: 0)
-    let link = LatencyModel(roundTrip: 0.04, capacity: 100_000)
-    let jumped = run(
-      link, files: 1_000, multiplexes: 800, connected: 0.001, roundTrip: 0.04,
-      controller: &far)
-    #expect(jumped.levels == [16, 100, 200, 256])
   }
 
   @Test func a_jump_to_a_server_that_moves_no_more_goes_back_to_the_level_left() {

@@ -136,28 +136,6 @@ struct RunStateMachineTests {
     #expect(machine.running == 100)
   }
 
-  @Test func under_auto_a_multiplexing_host_on_a_short_round_trip_keeps_the_level() {
-    var machine = Machine(
-      concurrency: 256, perHost: 8, retryAfterCap: 600,
-      controller: ConcurrencyController(ceiling: 256))
-    for index in 0..<300 { _ = machine.submit("j\(index)", host: 0, now: 0) }
-    #expect(machine.running == 8)
-    // 0.1 ms away, 16 in flight already keep the link full: the host's ceiling counts
-    // streams, so the level's 16 run, but the level does not jump.
-    #expect(machine.multiplexes(host: 0, roundTrip: 0.0001, bytes: 0, now: 0).jobs.count == 8)
-    #expect(machine.limit == 16)
-    #expect(machine.running == 16)
-  }
-
-  @Test func under_auto_a_multiplexing_host_40_ms_away_gets_the_jump() {
-    var machine = Machine(
-      concurrency: 256, perHost: 8, retryAfterCap: 600,
-      controller: ConcurrencyController(ceiling: 256))
-    for index in 0..<300 { _ = machine.submit("j\(index)", host: 0, now: 0) }
-    #expect(machine.multiplexes(host: 0, roundTrip: 0.04, bytes: 0, now: 0.08).jobs.count == 92)
-    #expect(machine.limit == 100)
-  }
-
   @Test func a_fixed_limit_is_never_tuned() {
     var machine = Machine(concurrency: 4, perHost: 4, retryAfterCap: 600)
     for index in 0..<10 { _ = machine.submit("j\(index)", host: index, now: 0) }

@@ -35,7 +35,7 @@ struct CurlConnectionRoutingTests {
 
     func begin() -> JobStep { .send(request, sink) }
 
-    func connectionMultiplexes(roundTrip: Double) {
+    func connectionMultiplexes() {
       multiplexes.store(true, ordering: .sequentiallyConsistent)
     }
 

@@ -72,10 +72,6 @@ package struct ConcurrencyController: Sendable, Hashable {
     /// answers not queued at the server: a burst a server works through one by one answers
     /// spread evenly (a ratio near 0.2), a burst a long link carries answers together (near 1).
     package var unqueuedSpread = 0.5
-    /// The most answers per second one host is taken to give haul: a link whose round trip
-    /// times this is at most the level is kept full by the level, so a multiplexing host
-    /// gets no jump there (a level of 16 on a round trip under 0.32 ms, as on loopback).
-    package var fastestAnswers = 50_000.0
 
     package init() {}
   }
@@ -238,16 +234,13 @@ package struct ConcurrencyController: Sendable, Hashable {
 
   /// A host multiplexes: its connections allow `streams` transfers in flight, each carrying
   /// `perConnection`. While the level is still climbing, it jumps to one connection's worth
-  /// (up to `streams` and the ceiling) instead of climbing step by step, unless its
-  /// `roundTrip` (seconds, nil when unknown) is so short that the level already keeps it
-  /// full at `fastestAnswers`: then more streams only interleave more answers, and the climb
-  /// goes on by rounds. Returns the new limit when it changed.
+  /// (up to `streams` and the ceiling) instead of climbing step by step. Returns the new
+  /// limit when it changed.
   package mutating func multiplexing(
-    streams: Int, perConnection: Int, roundTrip: Double? = nil, now: Double, bytes: Int64
+    streams: Int, perConnection: Int, now: Double, bytes: Int64
   ) -> Int? {
     let target = min(streams, perConnection, configuration.ceiling)
     guard case .growing = phase, jumpedFrom == nil, target > limit else { return nil }
-    if let roundTrip, roundTrip * configuration.fastestAnswers <= Double(limit) { return nil }
     let left = Jump(limit: limit, since: changedAt, answers: round, boundSince: now)
     previousRound = nil
     phase = .growing(previous: nil)

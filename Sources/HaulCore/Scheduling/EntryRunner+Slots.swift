@@ -28,9 +28,6 @@ extension EntryRunner {
   }
 
   /// Notes that `host` carries exchanges as streams of a shared connection (HTTP/2), told by
-  /// an answer or, on the engine, by the connection itself (`TransportJob.connectionMultiplexes`),
-  /// which also tells its `roundTrip`.
-  func noteMultiplexed(host: Int, roundTrip: Double? = nil) {
-    dispatch(state.noteMultiplexed(host: host, roundTrip: roundTrip))
-  }
+  /// an answer or, on the engine, by the connection itself (`TransportJob.connectionMultiplexes`).
+  func noteMultiplexed(host: Int) { dispatch(state.noteMultiplexed(host: host)) }
 }

@@ -169,17 +169,13 @@ package struct RunStateMachine<Job, Waiter, Wake> {
 
   /// `host` carries several exchanges per connection (HTTP/2): its limit counts streams,
   /// and under `-j auto` the global limit jumps to one
-  /// connection's worth of them (`ConcurrencyController.multiplexing`) when its round trip
-  /// (`roundTrip`, nil when unknown) can take them; `bytes` moved so far.
-  package mutating func multiplexes(host: Int, roundTrip: Double? = nil, bytes: Int64, now: Double)
-    -> Admitted
-  {
+  /// connection's worth of them (`ConcurrencyController.multiplexing`); `bytes` moved so far.
+  package mutating func multiplexes(host: Int, bytes: Int64, now: Double) -> Admitted {
     guard admission.markMultiplexed(host: host) else { return Admitted() }
     if var controller = self.controller {
       let streams = admission.limit(for: host)
       if let changed = controller.multiplexing(
-        streams: streams, perConnection: admission.streamsPerConnection, roundTrip: roundTrip,
-        now: now, bytes: bytes)
+        streams: streams, perConnection: admission.streamsPerConnection, now: now, bytes: bytes)
       {
         admission.limit = changed
       }

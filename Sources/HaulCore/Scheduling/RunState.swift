@@ -161,11 +161,9 @@ final class RunState: Sendable {
 
   /// Notes that `host` multiplexes (it answered over HTTP/2); returns the entries its
   /// larger limit (and under `-j auto` the larger global limit) lets start now.
-  func noteMultiplexed(host: Int, roundTrip: Double?) -> [EntryJob] {
+  func noteMultiplexed(host: Int) -> [EntryJob] {
     let now = self.now
-    return carryOut {
-      $0.machine.multiplexes(host: host, roundTrip: roundTrip, bytes: $0.bytesMoved, now: now)
-    }
+    return carryOut { $0.machine.multiplexes(host: host, bytes: $0.bytesMoved, now: now) }
   }
 
   /// Notes an exchange's times (see `RunStateMachine.answered`); returns the entries a

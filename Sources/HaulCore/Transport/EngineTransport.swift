@@ -32,13 +32,12 @@ package protocol TransportJob: AnyObject, Sendable {
   /// Called before the request of the job's exchange goes out, when that exchange opened a
   /// connection that carries several exchanges at once (HTTP/2, agreed while connecting):
   /// its host may take more at once from now on, a round trip before the answer would say
-  /// so. `roundTrip`: the connection's handshake, one round trip to its peer, in seconds. A
-  /// transport that cannot tell never calls it.
-  func connectionMultiplexes(roundTrip: Double)
+  /// so. A transport that cannot tell never calls it.
+  func connectionMultiplexes()
 }
 
 extension TransportJob {
-  package func connectionMultiplexes(roundTrip: Double) {}
+  package func connectionMultiplexes() {}
 }
 
 /// What a job asks its transport to do next.
