@@ -107,7 +107,7 @@ package final class WebFolderLister: FolderLister {
   {
     var name = child
     name.mayBeFolder = false
-    guard name.name != "..", name.name != ".", !name.name.utf8Contains(UInt8(ascii: "/")),
+    guard !name.name.isDotSegment, !name.name.utf8Contains(UInt8(ascii: "/")),
       let url = ListedName.url(of: name.name, isFolder: false, in: folder),
       let answer = try? await client.fetch(
         url, headers: [HTTPField("Range", "bytes=0-0")], handles: probeAnswers,

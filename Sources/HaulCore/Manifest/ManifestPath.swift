@@ -67,7 +67,7 @@ enum ManifestPath {
     guard let name = removingPercentEncodingStrictly(encoded) else {
       return .failure(.init("file name in URL has invalid percent-encoding; give \"path\""))
     }
-    if name == "." || name == ".." {
+    if name.isDotSegment {
       return .failure(.init("file name in URL is \"\(name)\"; give \"path\""))
     }
     if name.utf8Contains(UInt8(ascii: "/")) {
