@@ -269,19 +269,19 @@ struct CLIRunTests {
       ], in: directory)
     // Interrupt once every transfer has bytes on disk (haul handles signals by then; the
     // sink writes a body 256 KiB at a time, so that takes about 7 s of this drip). The run
-    // lasts 25 s: with the whole CLI suite running, this polling task can be kept waiting
-    // for seconds.
-    func partialBytes(_ index: Int) -> Int {
-      let path = directory.file("out/big\(index).bin.haul-partial")
-      return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    // lasts 25 s; the wait, the signal and the exit are watched off the test pool
+    // (`RunningHaul.interrupt`), which the rest of the CLI suite can keep busy for longer.
+    let directory = directory
+    let signalled = try await running.interrupt(signal) {
+      (0..<3).allSatisfy { index in
+        let path = directory.file("out/big\(index).bin.haul-partial")
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        return (size ?? 0) > 0
+      }
     }
-    for _ in 0..<300 where !(0..<3).allSatisfy({ partialBytes($0) > 0 }) {
-      try await Task.sleep(for: .milliseconds(50))
-    }
-    #expect(running.isRunning, "haul ended before the signal was sent")
-    running.send(signal)
-    let started = Date()
-    let result = try await running.finish(timeout: 30)
+    #expect(signalled.ready, "not every transfer had bytes on disk before the signal")
+    let started = signalled.sent
+    let result = signalled.result
     #expect(result.status == 130, "\(result.stderr)")
     #expect(result.ended.timeIntervalSince(started) < 10)
     let report = try jsonFile(directory.file("report.json"))
@@ -323,10 +323,9 @@ struct CLIRunTests {
         "failed.txt", "-q",
       ], in: directory)
     let partial = directory.file("out/slow.bin.haul-partial")
-    for _ in 0..<600 where !FileManager.default.fileExists(atPath: partial) {
-      try await Task.sleep(for: .milliseconds(50))
-    }
-    running.send(SIGINT)
+    await whenOffPool(
+      { FileManager.default.fileExists(atPath: partial) }, timeout: 30, every: 0.05,
+      then: { running.send(SIGINT) })
     let result = try await running.finish(timeout: 30)
     #expect(result.status == 130, "\(result.stderr)")
     let report = try jsonFile(directory.file("report.json"))

@@ -98,29 +98,62 @@ struct RunningHaul: @unchecked Sendable {
     kill(process.processIdentifier, signal)
   }
 
+  /// Sends `signal` once `ready` holds (polled every 50 ms for at most `timeout` seconds) and
+  /// `settle` seconds more have passed, then waits for the process to end (as `finish`), all
+  /// on a thread of its own (`onOwnThread`): the test pool can be kept busy by other tests
+  /// for longer than haul runs, which would send the signal late or see the exit late.
+  /// Returns whether `ready` held, when the signal went, and the run's result.
+  func interrupt(
+    _ signal: Int32, settle: Double = 0, timeout: Double = 20,
+    once ready: @escaping @Sendable () -> Bool
+  ) async throws -> (ready: Bool, sent: Date, result: HaulResult) {
+    let (held, sent, end) = try await onOwnThread { [self] in
+      let deadline = Date().addingTimeInterval(timeout)
+      var held = ready()
+      while !held && Date() < deadline {
+        usleep(50_000)
+        held = ready()
+      }
+      if held { usleep(useconds_t(settle * 1e6)) }
+      send(signal)
+      return (held, Date(), awaitEnd(timeout: 30))
+    }
+    return (held, sent, collect(end, timeout: 30))
+  }
+
   /// Waits for the process to end (SIGKILL after `timeout` seconds) and collects its output.
   /// The wait runs on a thread of its own (`onOwnThread`), so the exit time it records does
   /// not depend on the test pool's other work, nor on when Foundation notices
   /// (`Process.end`).
   func finish(timeout: Double = 120) async throws -> HaulResult {
-    let (status, ended, killed) = try await onOwnThread { [self] in
-      let deadline = Date().addingTimeInterval(timeout)
-      var killed = false
-      while true {
-        if let status = process.end?.status { return (status, Date(), killed) }
-        if !killed, Date() > deadline {
-          process.terminate()
-          kill(process.processIdentifier, SIGKILL)
-          killed = true
-        }
-        usleep(5_000)
+    let end = try await onOwnThread { [self] in awaitEnd(timeout: timeout) }
+    return collect(end, timeout: timeout)
+  }
+
+  /// Blocks until the process has ended, killing it after `timeout` seconds: its status,
+  /// when the end was seen, and whether it had to be killed.
+  private func awaitEnd(timeout: Double) -> (status: Int32, ended: Date, killed: Bool) {
+    let deadline = Date().addingTimeInterval(timeout)
+    var killed = false
+    while true {
+      if let status = process.end?.status { return (status, Date(), killed) }
+      if !killed, Date() > deadline {
+        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
+        killed = true
       }
+      usleep(5_000)
     }
-    if killed { Issue.record("haul did not end within \(timeout) s") }
+  }
+
+  private func collect(_ end: (status: Int32, ended: Date, killed: Bool), timeout: Double)
+    -> HaulResult
+  {
+    if end.killed { Issue.record("haul did not end within \(timeout) s") }
     return HaulResult(
-      status: status,
+      status: end.status,
       stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "",
-      stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "", ended: ended)
+      stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "", ended: end.ended)
   }
 }
 

@@ -36,19 +36,19 @@ struct RateSignalTests {
         "run", "manifest.jsonl", "-o", "out", "--report", "report.json", "--transport", transport,
         "--max-rate", "8M", "-q",
       ], in: directory)
-    func partialBytes(_ index: Int) -> Int {
-      let path = directory.file("out/capped\(index).bin.haul-partial")
-      return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    }
+    let directory = directory
     // Once bytes are on disk haul handles signals; all four transfers have started by then.
-    for _ in 0..<300 where !(0..<4).allSatisfy({ partialBytes($0) > 0 }) {
-      try await Task.sleep(for: .milliseconds(50))
+    // Then the cap settles in, so the delegate queue is paced when the signal comes.
+    let signalled = try await running.interrupt(SIGINT, settle: 2) {
+      (0..<4).allSatisfy { index in
+        let path = directory.file("out/capped\(index).bin.haul-partial")
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        return (size ?? 0) > 0
+      }
     }
-    // Let the cap settle in, so the delegate queue is paced when the signal comes.
-    try await Task.sleep(for: .seconds(2))
-    running.send(SIGINT)
-    let started = Date()
-    let result = try await running.finish(timeout: 30)
+    #expect(signalled.ready, "not every transfer had bytes on disk before the signal")
+    let started = signalled.sent
+    let result = signalled.result
     let elapsed = result.ended.timeIntervalSince(started)
 
     #expect(result.status == 130, "\(result.stderr)")
