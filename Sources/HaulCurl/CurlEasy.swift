@@ -136,6 +136,17 @@ final class CurlEasy {
   /// connection.
   var negotiatedHTTP2: Bool { haul_easy_alpn_is_h2(handle) != 0 }
 
+  /// How long the current transfer's TLS handshake took, in seconds
+  /// (`CURLINFO_APPCONNECT_TIME_T` less `CONNECT_TIME_T`): a round trip to the server that
+  /// holds the certificate, a proxy's tunnel included, plus both ends' work. 0 without TLS.
+  var handshakeSeconds: Double {
+    var connected: curl_off_t = 0
+    var secured: curl_off_t = 0
+    _ = haul_easy_getinfo_off_t(handle, CURLINFO_CONNECT_TIME_T, &connected)
+    _ = haul_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &secured)
+    return secured > connected ? Double(secured - connected) / 1_000_000 : 0
+  }
+
   /// The request body bytes libcurl has sent so far (`CURLINFO_SIZE_UPLOAD_T`).
   var sentBodyBytes: Int64 {
     var bytes: curl_off_t = 0

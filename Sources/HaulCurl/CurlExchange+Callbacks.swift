@@ -70,7 +70,7 @@ extension CurlExchange {
     gate?.connected(self, opened: opened, multiplexes: opened && easy.negotiatedHTTP2)
     guard let job, opened else { return }
     if easy.negotiatedHTTP2 {
-      job.connectionMultiplexes()
+      job.connectionMultiplexes(handshake: easy.handshakeSeconds)
     } else if offersHTTP2, let origin {
       routes?.spread(origin)
     }

@@ -130,10 +130,23 @@ struct RunStateMachineTests {
       controller: ConcurrencyController(ceiling: 256))
     for index in 0..<300 { _ = machine.submit("j\(index)", host: 0, now: 0) }
     #expect(machine.running == 8)
-    // The host allows 8 connections' worth of streams; the level jumps to one connection's.
-    #expect(machine.multiplexes(host: 0, bytes: 0, now: 0.04).jobs.count == 92)
+    // The host allows 8 connections' worth of streams, and its TLS handshake took a round
+    // trip of 40 ms: the level jumps to one connection's at once.
+    #expect(machine.multiplexes(host: 0, handshake: 0.04, bytes: 0, now: 0.04).jobs.count == 92)
     #expect(machine.limit == 100)
     #expect(machine.running == 100)
+  }
+
+  @Test func under_auto_a_near_host_that_multiplexes_is_left_to_its_first_answers() {
+    var machine = Machine(
+      concurrency: 256, perHost: 8, retryAfterCap: 600,
+      controller: ConcurrencyController(ceiling: 256))
+    for index in 0..<300 { _ = machine.submit("j\(index)", host: 0, now: 0) }
+    // A handshake of a millisecond: the host's streams let 16 run, the level stays there
+    // until answers say whether more pay.
+    #expect(machine.multiplexes(host: 0, handshake: 0.001, bytes: 0, now: 0.001).jobs.count == 8)
+    #expect(machine.limit == 16)
+    #expect(machine.running == 16)
   }
 
   @Test func a_fixed_limit_is_never_tuned() {

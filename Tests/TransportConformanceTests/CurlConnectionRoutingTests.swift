@@ -35,8 +35,9 @@ struct CurlConnectionRoutingTests {
 
     func begin() -> JobStep { .send(request, sink) }
 
-    func connectionMultiplexes() {
-      multiplexes.store(true, ordering: .sequentiallyConsistent)
+    /// A connection that multiplexes is an https one: its TLS handshake took some time.
+    func connectionMultiplexes(handshake: Double) {
+      multiplexes.store(handshake > 0, ordering: .sequentiallyConsistent)
     }
 
     func exchangeEnded(_ result: Result<TransferResponse, TransferError>) -> JobStep {

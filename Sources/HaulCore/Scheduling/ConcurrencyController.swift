@@ -15,20 +15,22 @@
 /// the level, never below `floor`, and holds it.
 ///
 /// A host that multiplexes (HTTP/2) skips the first steps: streams cost its server one
-/// connection, so the level jumps at once to one connection's worth of streams
-/// (`multiplexing`), not to all the host's connections', since a level past one connection
-/// makes the transport open the further ones at once (libcurl opens one for each waiting
-/// stream while they are being set up). The answers of transfers started before the jump
-/// still judge the level left; once a whole level of transfers started at the new one has
-/// answered, their answers per second (while the level bounds the run) judge it: against the
-/// level left's estimate when it had one, else by their spread. Answers that all took about
-/// as long (`unqueuedSpread`) are a link bound by its round trip, where the climb goes on from
-/// the jump's level, its next step judged against the jump's median as any step of the
-/// climb; answers that spread out are a server working through a queue, where the level left
-/// is tried again and the better of the two held. A jump's round is the level's
-/// new slots (those it added to the level left), so that it is judged one round trip after
-/// it, not two. A jump that did not beat the
-/// level left by `keepGain` goes back and holds, as after any step that did not pay.
+/// connection, so the level jumps to one connection's worth of streams (`multiplexing`)
+/// where more streams can pay, on a server far enough away: told at once by a long TLS
+/// handshake, else by a first round whose answers waited for the round trip, not for each
+/// other (a near server only interleaves more answers on the connection). Not to all the
+/// host's connections', since a level past one connection makes the transport open the
+/// further ones at once (libcurl opens one for each waiting stream while they are being set
+/// up). The answers of transfers started before the jump still judge the level left; once a
+/// whole level of transfers started at the new one has answered, their answers per second
+/// (while the level bounds the run) judge it: against the level left's estimate when it had
+/// one, else by their spread. Answers that all took about as long (`unqueuedSpread`) are a
+/// link bound by its round trip, where the climb goes on from the jump's level, its next
+/// step judged against the jump's median as any step of the climb; answers that spread out
+/// are a server working through a queue, where the level left is tried again and the better
+/// of the two held. A jump's round is the level's new slots (those it added to the level
+/// left), so that it is judged one round trip after it, not two. A jump that did not beat
+/// the level left by `keepGain` goes back and holds, as after any step that did not pay.
 ///
 /// Only a level that bounds the run is judged: while no transfer waits for a slot of the
 /// global limit (the manifest is ending, or per-host limits bound the run) nothing is
@@ -72,6 +74,12 @@ package struct ConcurrencyController: Sendable, Hashable {
     /// answers not queued at the server: a burst a server works through one by one answers
     /// spread evenly (a ratio near 0.2), a burst a long link carries answers together (near 1).
     package var unqueuedSpread = 0.5
+    /// The shortest TLS handshake (seconds) that shows a server far enough away for a jump
+    /// before any answer: a round trip of 10 ms or more (TLS 1.3 takes one, 1.2 two), where
+    /// one connection's streams pay whatever the server. A shorter one leaves the jump to
+    /// the first round's answers (`multiplexing`), since on a near server the handshake's
+    /// own work (a millisecond or two) is as long as the round trip it would measure.
+    package var farHandshake = 0.02
 
     package init() {}
   }
@@ -152,6 +160,12 @@ package struct ConcurrencyController: Sendable, Hashable {
   /// The level left by a jump whose answers queued is being tried again: its round keeps
   /// the better of the two (`previousRound` holds the jump's).
   private var rechecking = false
+  /// A jump the host's multiplexing allows, left to the current round's answers: taken when
+  /// they show a link bound by its round trip (`multiplexing`).
+  private var pendingJump: Int?
+  /// The shortest time to the first byte among the current round's answers: the round trip
+  /// and the server's time for one request, unqueued.
+  private var roundFirstByte = Double.infinity
 
   private struct Jump: Sendable, Hashable {
     var limit: Int
@@ -181,11 +195,12 @@ package struct ConcurrencyController: Sendable, Hashable {
     changedAt = now
   }
 
-  /// An exchange answered in `answer` seconds (from its request to the end of its answer)
-  /// after starting at `started`; `bytes` moved so far in the run; `bound`: a transfer waits
-  /// for a global slot with every slot taken. Returns the new limit when it changed.
+  /// An exchange answered in `answer` seconds (from its request to the end of its answer;
+  /// its first byte after `firstByte`) after starting at `started`; `bytes` moved so far in
+  /// the run; `bound`: a transfer waits for a global slot with every slot taken. Returns the
+  /// new limit when it changed.
   package mutating func answered(
-    answer: Double, started: Double, now: Double, bytes: Int64, bound: Bool
+    answer: Double, firstByte: Double, started: Double, now: Double, bytes: Int64, bound: Bool
   ) -> Int? {
     guard case .growing = phase else { return nil }
     guard bound else {
@@ -199,6 +214,7 @@ package struct ConcurrencyController: Sendable, Hashable {
       return nil
     }
     round.append(max(answer, 1e-6))
+    roundFirstByte = min(roundFirstByte, firstByte)
     if let jumped = jumpedFrom {
       // The level's new slots: the transfers left from before the jump hold the others.
       let whole = max(configuration.minimumRound, limit - jumped.limit)
@@ -209,7 +225,16 @@ package struct ConcurrencyController: Sendable, Hashable {
     }
     guard round.count >= max(configuration.minimumRound, limit / configuration.roundDivisor)
     else { return nil }
-    let measured = Estimate(limit: limit, throughput: Double(limit) / Self.median(&round))
+    let median = Self.median(&round)
+    if let target = pendingJump {
+      pendingJump = nil
+      // The level's answers took about as long as the quickest first byte: each waited for
+      // the round trip, not behind the others, so more at once moves more.
+      if target > limit, roundFirstByte >= median * configuration.unqueuedSpread {
+        return jump(to: target, now: now, bytes: bytes)
+      }
+    }
+    let measured = Estimate(limit: limit, throughput: Double(limit) / median)
     let previous = previousRound
     previousRound = measured
     guard let previous else { return grow(by: 2, from: nil, now: now, bytes: bytes) }
@@ -234,13 +259,25 @@ package struct ConcurrencyController: Sendable, Hashable {
 
   /// A host multiplexes: its connections allow `streams` transfers in flight, each carrying
   /// `perConnection`. While the level is still climbing, it jumps to one connection's worth
-  /// (up to `streams` and the ceiling) instead of climbing step by step. Returns the new
-  /// limit when it changed.
+  /// (up to `streams` and the ceiling) instead of climbing step by step: at once when the
+  /// connection's TLS `handshake` (seconds; `nil` when an answer told) shows a far server
+  /// (`farHandshake`), else when the current round has answered, if its answers waited for
+  /// the round trip rather than for each other (`unqueuedSpread`). Near a server, more
+  /// streams on one connection only interleave its answers. Returns the new limit when it
+  /// changed.
   package mutating func multiplexing(
-    streams: Int, perConnection: Int, now: Double, bytes: Int64
+    streams: Int, perConnection: Int, handshake: Double?, now: Double, bytes: Int64
   ) -> Int? {
     let target = min(streams, perConnection, configuration.ceiling)
     guard case .growing = phase, jumpedFrom == nil, target > limit else { return nil }
+    guard let handshake, handshake >= configuration.farHandshake else {
+      pendingJump = target
+      return nil
+    }
+    return jump(to: target, now: now, bytes: bytes)
+  }
+
+  private mutating func jump(to target: Int, now: Double, bytes: Int64) -> Int? {
     let left = Jump(limit: limit, since: changedAt, answers: round, boundSince: now)
     previousRound = nil
     phase = .growing(previous: nil)
@@ -404,7 +441,9 @@ package struct ConcurrencyController: Sendable, Hashable {
     window = Window(start: now, bytesAtStart: bytes, settling: true)
     changedAt = now
     round.removeAll(keepingCapacity: true)
+    roundFirstByte = .infinity
     jumpedFrom = nil
+    pendingJump = nil
     rechecking = false
     guard level != limit else { return nil }
     limit = level

@@ -86,9 +86,9 @@ extension EntryJob: TransportJob {
 
   /// The first source's host multiplexes, when the exchange is its first hop (a redirect's
   /// host is not the one whose slots this entry holds).
-  func connectionMultiplexes() {
+  func connectionMultiplexes(handshake: Double) {
     guard exchange?.walk.hops == 0 else { return }
-    runner.noteMultiplexed(host: hostID)
+    runner.noteMultiplexed(host: hostID, handshake: handshake)
   }
 
   func exchangeEnded(_ result: Result<TransferResponse, TransferError>) -> JobStep {

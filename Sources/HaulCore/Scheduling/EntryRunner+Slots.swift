@@ -28,6 +28,9 @@ extension EntryRunner {
   }
 
   /// Notes that `host` carries exchanges as streams of a shared connection (HTTP/2), told by
-  /// an answer or, on the engine, by the connection itself (`TransportJob.connectionMultiplexes`).
-  func noteMultiplexed(host: Int) { dispatch(state.noteMultiplexed(host: host)) }
+  /// an answer or, on the engine, by the connection itself (`TransportJob.connectionMultiplexes`),
+  /// which also tells how long its TLS `handshake` took.
+  func noteMultiplexed(host: Int, handshake: Double? = nil) {
+    dispatch(state.noteMultiplexed(host: host, handshake: handshake))
+  }
 }

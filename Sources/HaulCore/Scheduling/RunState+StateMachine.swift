@@ -159,8 +159,8 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     tally.note(timing)
     guard var controller = self.controller else { return Admitted() }
     let changed = controller.answered(
-      answer: timing.answer, started: now - timing.total, now: now, bytes: bytes,
-      bound: isBound)
+      answer: timing.answer, firstByte: timing.firstByte, started: now - timing.total,
+      now: now, bytes: bytes, bound: isBound)
     self.controller = controller
     guard let changed else { return Admitted() }
     admission.limit = changed
@@ -168,14 +168,18 @@ package struct RunStateMachine<Job, Waiter, Wake> {
   }
 
   /// `host` carries several exchanges per connection (HTTP/2): its limit counts streams,
-  /// and under `-j auto` the global limit jumps to one
-  /// connection's worth of them (`ConcurrencyController.multiplexing`); `bytes` moved so far.
-  package mutating func multiplexes(host: Int, bytes: Int64, now: Double) -> Admitted {
+  /// and under `-j auto` the global limit jumps to one connection's worth of them
+  /// (`ConcurrencyController.multiplexing`); `handshake`: the seconds its connection's TLS
+  /// handshake took, when the connection told; `bytes` moved so far.
+  package mutating func multiplexes(host: Int, handshake: Double? = nil, bytes: Int64, now: Double)
+    -> Admitted
+  {
     guard admission.markMultiplexed(host: host) else { return Admitted() }
     if var controller = self.controller {
       let streams = admission.limit(for: host)
       if let changed = controller.multiplexing(
-        streams: streams, perConnection: admission.streamsPerConnection, now: now, bytes: bytes)
+        streams: streams, perConnection: admission.streamsPerConnection, handshake: handshake,
+        now: now, bytes: bytes)
       {
         admission.limit = changed
       }

@@ -159,11 +159,14 @@ final class RunState: Sendable {
     }
   }
 
-  /// Notes that `host` multiplexes (it answered over HTTP/2); returns the entries its
-  /// larger limit (and under `-j auto` the larger global limit) lets start now.
-  func noteMultiplexed(host: Int) -> [EntryJob] {
+  /// Notes that `host` multiplexes (it answered over HTTP/2, or its connection agreed on it
+  /// after a TLS `handshake` of that many seconds); returns the entries its larger limit
+  /// (and under `-j auto` the larger global limit) lets start now.
+  func noteMultiplexed(host: Int, handshake: Double?) -> [EntryJob] {
     let now = self.now
-    return carryOut { $0.machine.multiplexes(host: host, bytes: $0.bytesMoved, now: now) }
+    return carryOut {
+      $0.machine.multiplexes(host: host, handshake: handshake, bytes: $0.bytesMoved, now: now)
+    }
   }
 
   /// Notes an exchange's times (see `RunStateMachine.answered`); returns the entries a

@@ -32,12 +32,13 @@ package protocol TransportJob: AnyObject, Sendable {
   /// Called before the request of the job's exchange goes out, when that exchange opened a
   /// connection that carries several exchanges at once (HTTP/2, agreed while connecting):
   /// its host may take more at once from now on, a round trip before the answer would say
-  /// so. A transport that cannot tell never calls it.
-  func connectionMultiplexes()
+  /// so. `handshake`: the seconds the connection's TLS handshake took, which tell whether
+  /// the server is far away. A transport that cannot tell never calls it.
+  func connectionMultiplexes(handshake: Double)
 }
 
 extension TransportJob {
-  package func connectionMultiplexes() {}
+  package func connectionMultiplexes(handshake: Double) {}
 }
 
 /// What a job asks its transport to do next.
