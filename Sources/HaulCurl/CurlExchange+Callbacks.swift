@@ -60,9 +60,9 @@ enum CurlCallbacks {
 extension CurlExchange {
   /// The exchange has its connection: when it opened one that agreed on HTTP/2, its job hears
   /// so now (`TransportJob.connectionMultiplexes`), a round trip before the answer's status
-  /// line would tell (libcurl 7.88 sets `CURLINFO_HTTP_VERSION` only then); when it offered
-  /// h2 and opened an https one that did not agree on it, its origin is spread over the loops
-  /// again (`CurlRoutes`). A reused connection was told of by the exchange that opened it.
+  /// line would tell (libcurl 7.88 sets `CURLINFO_HTTP_VERSION` only then). Either way an
+  /// https origin's route is settled by it (`CurlRoutes.settle`): carried by this loop over
+  /// HTTP/2, spread over the loops when it offered h2 and the connection did not agree. A reused connection was told of by the exchange that opened it.
   /// The loop's stream gate hears of every connection (`CurlStreamGate.connected`).
   func connectionReady() {
     guard let easy else { return }
@@ -70,9 +70,10 @@ extension CurlExchange {
     gate?.connected(self, opened: opened, multiplexes: opened && easy.negotiatedHTTP2)
     guard let job, opened else { return }
     if easy.negotiatedHTTP2 {
+      if let origin { routes?.settle(origin, multiplexes: true) }
       job.connectionMultiplexes(handshake: easy.handshakeSeconds)
     } else if offersHTTP2, let origin {
-      routes?.spread(origin)
+      routes?.settle(origin, multiplexes: false)
     }
   }
 

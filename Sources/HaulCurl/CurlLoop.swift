@@ -36,6 +36,9 @@ final class CurlLoop {
   private var batch: [CurlMailbox.Command] = []
   /// Holds exchanges to an HTTP/2 origin that its connections have no room for yet.
   private let gate = CurlStreamGate()
+  /// Job exchanges to https origins another loop is deciding (`CurlRoutes.Placement.hold`),
+  /// started when it has (`CurlMailbox.Command.released`).
+  private var held: [CurlExchange] = []
   /// The header list plain GETs share; freed with the loop, after its last exchange.
   private let headerCache = CurlHeaderListCache()
   /// When `sweepStalls` last looked at the active exchanges, in monotonic nanoseconds.
@@ -114,10 +117,19 @@ final class CurlLoop {
         finish(exchange, .stopped("the transfer was cancelled"))
       }
       let carried = cancelsCarried
-      let held = gate.releaseAll { $0.job != nil && $0.cancelMark < carried }
-      for exchange in held {
+      let gated = gate.releaseAll { $0.job != nil && $0.cancelMark < carried }
+      for exchange in gated {
         complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
       }
+      let waiting = held
+      held = waiting.filter { $0.cancelMark >= carried }
+      for exchange in waiting where exchange.cancelMark < carried {
+        complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
+      }
+    case .released:
+      let waiting = held
+      held.removeAll()
+      for exchange in waiting { start(exchange) }
     case .shutdown(let waiter):
       shutdownWaiters.append(waiter)
     }
@@ -189,8 +201,9 @@ final class CurlLoop {
   }
 
   /// Hands a job's exchange to the loop that carries its https origin, when that is another
-  /// loop (`CurlRoutes`); returns whether the exchange left this loop (or ended: this loop
-  /// carried out a cancel of the jobs that the loop it came from had not yet when it sent it).
+  /// loop, or holds it while another loop decides the origin (`CurlRoutes`); returns whether
+  /// the exchange left this loop's way into libcurl (or ended: this loop carried out a cancel
+  /// of the jobs that the loop it came from had not yet when it sent it).
   private func handOver(_ exchange: CurlExchange, routes: CurlRoutes) -> Bool {
     exchange.routes = routes
     if exchange.isHandedOver {
@@ -202,14 +215,19 @@ final class CurlLoop {
     }
     guard let origin = CurlRoutes.origin(of: exchange.request.url) else { return false }
     exchange.origin = origin
-    guard let owner = routes.loop(for: origin, claimant: index), owner != index else {
+    switch routes.placement(of: origin, asking: index, decides: !exchange.goesOverHTTP11) {
+    case .here:
       return false
+    case .hold:
+      held.append(exchange)
+      return true
+    case .handOver(let owner):
+      exchange.isHandedOver = true
+      if !routes.mailboxes[owner].post(.add(exchange)) {
+        complete(exchange, .failure(TransferError(.cancelled, "the transport was shut down")))
+      }
+      return true
     }
-    exchange.isHandedOver = true
-    if !routes.mailboxes[owner].post(.add(exchange)) {
-      complete(exchange, .failure(TransferError(.cancelled, "the transport was shut down")))
-    }
-    return true
   }
 
   private func collectFinished() {
@@ -267,6 +285,11 @@ final class CurlLoop {
     }
     exchange.easy = nil
     gate.left(exchange)
+    // A job's exchange that ends while this loop still decides its origin never told:
+    // its connection failed first.
+    if let routes, exchange.job != nil, let origin = exchange.origin {
+      routes.abandon(origin, by: index)
+    }
     recycle(easy, keepingOptions: exchange.leavesHandleReusable && exchange.isConfigured)
     retained.release()
     complete(exchange, result)
@@ -302,7 +325,7 @@ final class CurlLoop {
       switch command {
       case .add(let exchange):
         _ = exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
-      case .cancel, .jobs, .cancelJobs:
+      case .cancel, .jobs, .cancelJobs, .released:
         // No job is left by then: a run ends only after its last job did.
         break
       case .shutdown(let waiter):
@@ -312,9 +335,10 @@ final class CurlLoop {
     for retained in Array(active.values) {
       finish(retained.takeUnretainedValue(), .stopped("the transport was shut down"))
     }
-    for exchange in gate.releaseAll(where: { _ in true }) {
+    for exchange in gate.releaseAll(where: { _ in true }) + held {
       _ = exchange.complete(.failure(TransferError(.cancelled, "the transport was shut down")))
     }
+    held.removeAll()
     for easy in idleHandles { easy.cleanup() }
     idleHandles.removeAll()
     curl_multi_cleanup(multi)

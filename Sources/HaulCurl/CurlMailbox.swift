@@ -31,6 +31,9 @@ final class CurlMailbox: Sendable {
     case jobs([any TransportJob])
     /// Stop the exchanges of every job in flight.
     case cancelJobs
+    /// Start the exchanges held for an https origin that has since been settled
+    /// (`CurlRoutes`).
+    case released
     /// Finish everything, clean up, and end the thread; resumed when done.
     case shutdown(CheckedContinuation<Void, Never>)
   }

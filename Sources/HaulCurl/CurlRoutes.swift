@@ -10,20 +10,36 @@ import Synchronization
 /// are streams of that loop's connections, at most `CURLMOPT_MAX_HOST_CONNECTIONS`
 /// (`--per-host`) of them, the documented ceiling. An origin whose first connection agreed on
 /// HTTP/1.1 has one connection per exchange wherever it runs, and the scheduler's per-host
-/// slots bound them: it is spread again, so that its per-file work uses every loop. Plain
-/// http is always HTTP/1.1 here (no h2c) and is never routed.
+/// slots bound them: it is spread, so that its per-file work uses every loop. Plain http is
+/// always HTTP/1.1 here (no h2c) and is never routed.
 ///
-/// Until an origin's first connection has told which (its exchanges wait for it with
-/// `CURLOPT_PIPEWAIT`), the loop that claimed it carries them all, so the first exchanges of
-/// an HTTP/2 origin open one connection, not one per loop.
+/// Until an origin's first connection has told which, the loop that opened it decides: it
+/// starts the origin's exchanges (they wait for that connection with `CURLOPT_PIPEWAIT`),
+/// and the other loops hold theirs (`Placement.hold`) until it has told (`settle`), then
+/// start them where the answer puts them. So the first exchanges of an HTTP/2 origin open
+/// one connection, not one per loop, and those of an HTTP/1.1 origin stay spread over the
+/// loops they were started on, each opening its connection there.
 ///
 /// Threading: every method may be called from any thread; a lock guards the table.
 final class CurlRoutes: Sendable {
   private enum Route: Sendable {
-    /// The loop at this index carries the origin's exchanges.
+    /// The loop at this index carries the origin's exchanges (HTTP/2).
     case loop(Int)
+    /// The loop at this index opened the origin's first connection, which has not told yet
+    /// whether it multiplexes.
+    case deciding(Int)
     /// Any loop may.
     case spread
+  }
+
+  /// Where a loop puts an exchange to an https origin.
+  enum Placement: Equatable {
+    /// Start it on the asking loop.
+    case here
+    /// Hand it to the loop at this index, which carries the origin.
+    case handOver(Int)
+    /// Keep it until the origin's first connection has told (`settle`), then ask again.
+    case hold
   }
 
   /// Every loop's mailbox, by index: where an exchange routed to a loop goes.
@@ -41,32 +57,74 @@ final class CurlRoutes: Sendable {
     return "\(host.lowercased()):\(url.port ?? 443)"
   }
 
-  /// The loop that carries `origin`'s exchanges, which `claimant` becomes when none does
-  /// yet; `nil` when any loop may.
-  func loop(for origin: String, claimant: Int) -> Int? {
+  /// Where the loop at `asking` puts an exchange to `origin`: the first one claims the
+  /// origin's decision for `asking`, unless it cannot tell (`decides` false: it goes over
+  /// HTTP/1.1 whatever the server offers), which starts where it is and claims nothing.
+  func placement(of origin: String, asking: Int, decides: Bool = true) -> Placement {
     routes.withLock { table in
       switch table[origin] {
-      case .loop(let index)?: return index
-      case .spread?: return nil
+      case .loop(let index)?: return index == asking ? .here : .handOver(index)
+      case .deciding(let index)?: return index == asking || !decides ? .here : .hold
+      case .spread?: return .here
       case nil:
-        table[origin] = .loop(claimant)
-        return claimant
+        guard decides else { return .here }
+        table[origin] = .deciding(asking)
+        return .here
       }
     }
   }
 
-  /// The loop that carries `origin`'s exchanges, if one does; claims nothing.
+  /// The loop that carries or decides `origin`, if one does; claims nothing.
   func owner(of origin: String) -> Int? {
     routes.withLock { table in
-      if case .loop(let index)? = table[origin] { return index }
-      return nil
+      switch table[origin] {
+      case .loop(let index)?, .deciding(let index)?: return index
+      case .spread?, nil: return nil
+      }
     }
   }
 
-  /// A connection to `origin` agreed on HTTP/1.1: any loop may carry its exchanges from now
-  /// on.
-  func spread(_ origin: String) {
-    routes.withLock { $0[origin] = .spread }
+  /// A connection to `origin` told whether it `multiplexes` (HTTP/2): the deciding loop
+  /// carries the origin from now on, or (HTTP/1.1) any loop may. Wakes every loop to start
+  /// the exchanges it held, when this settled the origin.
+  func settle(_ origin: String, multiplexes: Bool) {
+    let settled = routes.withLock { table -> Bool in
+      switch table[origin] {
+      case .deciding(let index)?:
+        table[origin] = multiplexes ? .loop(index) : .spread
+        return true
+      case .loop?:
+        if !multiplexes { table[origin] = .spread }
+        return false
+      case .spread?, nil:
+        return false
+      }
+    }
+    if settled { release() }
+  }
+
+  /// An exchange of `origin` ended on the loop at `index` while that loop was still
+  /// deciding the origin (its first connection failed before it told): any loop may carry
+  /// the origin from now on, and the loops start the exchanges they held.
+  func abandon(_ origin: String, by index: Int) {
+    let abandoned = routes.withLock { table -> Bool in
+      guard case .deciding(index)? = table[origin] else { return false }
+      table[origin] = .spread
+      return true
+    }
+    if abandoned { release() }
+  }
+
+  /// Whether the loop at `index` is deciding `origin`.
+  func isDeciding(_ origin: String, by index: Int) -> Bool {
+    routes.withLock { table in
+      if case .deciding(index)? = table[origin] { return true }
+      return false
+    }
+  }
+
+  private func release() {
+    for mailbox in mailboxes { _ = mailbox.post(.released) }
   }
 
   /// Whether a job's exchange handed from another loop is cancelled as it arrives: the loop

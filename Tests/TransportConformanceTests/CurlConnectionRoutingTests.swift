@@ -7,8 +7,8 @@ import Testing
 
 /// `CurlTransport` with several loops keeps an HTTP/2 origin's exchanges on one loop, so that
 /// its streams share that loop's connections, and tells a job that its connection multiplexes
-/// as soon as the connection agreed on it, before the answer; an HTTP/1.1 origin is spread
-/// over the loops again.
+/// as soon as the connection agreed on it, before the answer; an HTTP/1.1 origin runs on
+/// every loop.
 @Suite("CurlTransport: an https origin's connections across loops", .timeLimit(.minutes(1)))
 struct CurlConnectionRoutingTests {
   /// One download as a job: records whether its connection was said to multiplex before
@@ -22,6 +22,8 @@ struct CurlConnectionRoutingTests {
     let multiplexes = Atomic<Bool>(false)
     let heardBeforeEnd = Atomic<Bool>(false)
     let status = Atomic<Int>(0)
+    /// The loop thread its exchange ended on.
+    let thread = Atomic<UInt>(0)
 
     init(_ url: URL, into path: String, index: Int, ended: AsyncStream<Int>.Continuation) throws {
       request = TransferRequest(url: url)
@@ -44,6 +46,7 @@ struct CurlConnectionRoutingTests {
       heardBeforeEnd.store(
         multiplexes.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
       status.store((try? result.get().head.status) ?? -1, ordering: .sequentiallyConsistent)
+      thread.store(UInt(pthread_self()), ordering: .sequentiallyConsistent)
       ended.yield(index)
       return .done
     }
@@ -92,6 +95,7 @@ struct CurlConnectionRoutingTests {
         #expect(log.allSatisfy { $0.version == "HTTP/2.0" }, "\(log.map(\.version))")
         // Started on both loops, the jobs' exchanges went to one: one connection.
         #expect(Set(log.map(\.connection)).count == 1, "\(log.map(\.connection))")
+        #expect(Set(jobs.map { $0.thread.load(ordering: .sequentiallyConsistent) }).count == 1)
         // The exchange that opened it told its job before the answer came.
         let told = jobs.map(\.heardBeforeItsAnswer).reduce(0) { $0 + ($1 ? 1 : 0) }
         #expect(told == 1)
@@ -133,6 +137,10 @@ struct CurlConnectionRoutingTests {
         // The first connection said HTTP/1.1: the exchanges waiting for it opened their own.
         #expect(Set(log.map(\.connection)).count >= 4, "\(log.map(\.connection))")
         #expect(TimedRequest.maxOverlap(log) >= 4, "\(log.map { ($0.start, $0.end) })")
+        // Held on the loops they were started on while the first connection told, they ran
+        // there, on both: the TLS work of an HTTP/1.1 origin is spread too.
+        #expect(Set(jobs.map { $0.thread.load(ordering: .sequentiallyConsistent) }).count == 2)
+        #expect(Set(log.map(\.connection)).count <= 8, "\(log.map(\.connection))")
       }
     }
   }
