@@ -26,18 +26,15 @@ enum ListingItem: Sendable {
     }
     let wanted = folderEntry.path + file.relativePath
     let listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
-    var line = JSONObject()
-    line.add("url", file.source)
-    line.add("path", wanted)
-    if folderEntry.operation == .upload { line.add("op", "upload") }
-    if let size = file.size { line.add("size", size) }
     let normalized = ManifestPath.normalize(wanted)
     if !dotted, case .success(let normal) = normalized, let inPlace,
       folderEntry.operation == .download, let urlText = file.urlText,
       let length = inPlace(normal, file.size, listedModified)
     {
+      let text = ManifestLineText(
+        listedURL: file.source, path: wanted, upload: false, size: file.size)
       let outcome = EntryOutcome(
-        line: folderEntry.line, text: line.json, url: urlText, path: normal,
+        line: folderEntry.line, text: text, url: urlText, path: normal,
         operation: .download, status: .skipped, bytes: 0, attempts: 0, seconds: 0,
         sha256: nil, error: nil)
       self = .skipped(
@@ -46,8 +43,11 @@ enum ListingItem: Sendable {
       return
     }
     let url = file.url
+    let text = ManifestLineText.listed(
+      url: file.source, path: wanted, upload: folderEntry.operation == .upload,
+      size: file.size)
     var entry = ManifestEntry(
-      line: folderEntry.line, text: line.json, operation: folderEntry.operation,
+      line: folderEntry.line, text: text, operation: folderEntry.operation,
       url: url ?? folderEntry.url, path: wanted, method: folderEntry.method,
       size: file.size, headers: folderEntry.headers)
     if dotted {
