@@ -150,13 +150,11 @@ package struct ListedName: Sendable, Hashable {
   package static func urlText(of name: String, isFolder: Bool, inFolderText folderText: String)
     -> String
   {
-    var text = folderText
-    if !text.hasSuffix("/") { text += "/" }
-    if name.utf8.allSatisfy(isSegmentByte) {
-      text += name
-    } else {
-      text += name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
-    }
+    let base = folderText.utf8.last == UInt8(ascii: "/") ? folderText : folderText + "/"
+    let segment =
+      name.utf8.allSatisfy(isSegmentByte)
+      ? name : name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
+    var text = base.joined(with: segment)
     if isFolder { text += "/" }
     return text
   }

@@ -24,7 +24,7 @@ enum ListingItem: Sendable {
     guard depth <= folders.depth, folders.filter.takes(file.relativePath) else {
       return nil
     }
-    let wanted = folderEntry.path + file.relativePath
+    let wanted = folderEntry.path.joined(with: file.relativePath)
     let listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
     let normalized = ManifestPath.normalize(wanted)
     if !dotted, case .success(let normal) = normalized, let inPlace,
@@ -78,22 +78,25 @@ enum ListingItem: Sendable {
   /// How many segments `relativePath` has (`a/b` two, `a/` two), and whether one is `.` or
   /// `..`; read in one pass over the bytes, as every listed file is.
   static func shape(of relativePath: String) -> (depth: Int, dotted: Bool) {
-    var depth = 1
-    var dotted = false
-    // The length of the segment read so far, and how many of its bytes are dots.
-    var (length, dots) = (0, 0)
-    for byte in relativePath.utf8 {
-      if byte == UInt8(ascii: "/") {
-        if length > 0, length <= 2, dots == length { dotted = true }
-        depth += 1
-        (length, dots) = (0, 0)
-      } else {
-        length += 1
-        if byte == UInt8(ascii: ".") { dots += 1 }
+    var text = relativePath  // shares its storage: read in place, not through the UTF-8 view
+    return text.withUTF8 { bytes in
+      var depth = 1
+      var dotted = false
+      // The length of the segment read so far, and how many of its bytes are dots.
+      var (length, dots) = (0, 0)
+      for byte in bytes {
+        if byte == UInt8(ascii: "/") {
+          if length > 0, length <= 2, dots == length { dotted = true }
+          depth += 1
+          (length, dots) = (0, 0)
+        } else {
+          length += 1
+          if byte == UInt8(ascii: ".") { dots += 1 }
+        }
       }
+      if length > 0, length <= 2, dots == length { dotted = true }
+      return (depth, dotted)
     }
-    if length > 0, length <= 2, dots == length { dotted = true }
-    return (depth, dotted)
   }
 
   /// The transfer a folder that cannot be listed ends as: its URL, its local folder.

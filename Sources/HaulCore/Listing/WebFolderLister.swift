@@ -132,7 +132,7 @@ package final class WebFolderLister: FolderLister {
     var page = ListingPage()
     let folderText = folder.url.absoluteString
     for child in children {
-      let relative = folder.relativePath + child.name
+      let relative = folder.relativePath.joined(with: child.name)
       let leaves =
         child.name.isDotSegment || child.name.utf8Contains(UInt8(ascii: "/"))
       if !leaves, child.isFolder,
@@ -144,7 +144,7 @@ package final class WebFolderLister: FolderLister {
       if leaves || child.isFolder {
         page.files.append(
           ListedFile(
-            url: nil, source: folderText + child.name,
+            url: nil, source: folderText.joined(with: child.name),
             relativePath: relative + (child.isFolder ? "/" : ""), size: child.size,
             modified: child.modified, etag: child.etag))
         continue
