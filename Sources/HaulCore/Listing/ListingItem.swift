@@ -17,7 +17,7 @@ enum ListingItem: Sendable {
   /// normal path, listed size and listed mtime: the length of its file when that is
   /// complete and skipped, else `nil`.
   init?(
-    _ file: ListedFile, of folderEntry: ManifestEntry, folders: FolderOptions,
+    _ file: borrowing ListedFile, of folderEntry: borrowing ManifestEntry, folders: FolderOptions,
     inPlace: ((_ path: String, _ size: Int64?, _ listedModified: Int?) -> Int64?)? = nil
   ) {
     let (depth, dotted) = Self.shape(of: file.relativePath)
