@@ -88,6 +88,16 @@ struct FolderCache {
   /// The folder found or added last, one of `handles`.
   private var last: (path: String, handle: FolderHandle)?
 
+  /// The folder found or added last, when its path's UTF-8 is `path`'s bytes.
+  func last(matching path: UnsafeBufferPointer<UInt8>) -> FolderHandle? {
+    guard var last else { return nil }
+    let same = last.path.withUTF8 { kept in
+      kept.count == path.count
+        && (kept.isEmpty || memcmp(kept.baseAddress!, path.baseAddress!, kept.count) == 0)
+    }
+    return same ? last.handle : nil
+  }
+
   mutating func handle(for path: String) -> FolderHandle? {
     if let last, last.path == path { return last.handle }
     guard let handle = handles[path] else { return nil }
