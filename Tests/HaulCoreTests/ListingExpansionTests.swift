@@ -412,6 +412,12 @@ final class ListingExpansionTests {
     #expect(ending.outcome.line == 4)
     #expect(ending.outcome.url == Self.root + "a.bin")
     #expect(ending.outcome.text == #"{"url":"http://h/tree/a.bin","path":"out/a.bin","size":3}"#)
+    // The line, written only when read, equals and hashes as the same line kept as text
+    var verbatim = ending.outcome
+    verbatim.text = ending.outcome.text
+    #expect(verbatim == ending.outcome && verbatim.hashValue == ending.outcome.hashValue)
+    verbatim.text += " "
+    #expect(verbatim != ending.outcome)
     #expect(ending.completedBytes == 3 && ending.sizeInManifest)
     guard case .entry(let entry) = items[1] else { throw Expected.entry }
     #expect(entry.url.absoluteString == Self.root + "b.bin")

@@ -35,12 +35,39 @@ public struct EntryOutcome: Sendable, Hashable {
     case skipped
     case failed
   }
+
+  /// The fields that hold references (strings, arrays, digests, the error), kept in one box
+  /// so that a copy of the outcome costs one retain (`CopyOnWriteBox`), as `ManifestEntry`'s
+  /// do: an outcome is copied into its `finished` event and into the run's tally, and a
+  /// skipped file's on its way from the listing there.
+  private struct Parts: Sendable, Hashable {
+    var text: ManifestLineText
+    var url: String
+    var path: String
+    var sha256: String?
+    var digests: DigestValues
+    var verified: [String]
+    var error: TransferError?
+    var refresh: RefreshResult?
+  }
+
+  private var parts: CopyOnWriteBox<Parts>
+
   public var line: Int
   /// The manifest line, verbatim (for `--failed`).
-  public var text: String
+  public var text: String {
+    get { parts.value.text.text }
+    set { parts.value.text = ManifestLineText(newValue) }
+  }
   /// The first source's URL without userinfo (the initializer removes any).
-  public var url: String
-  public var path: String
+  public var url: String {
+    get { parts.value.url }
+    _modify { yield &parts.value.url }
+  }
+  public var path: String {
+    get { parts.value.path }
+    _modify { yield &parts.value.path }
+  }
   public var operation: ManifestEntry.Operation
   public var status: Status
   /// Bytes moved in this run (0 when skipped; the remainder when resumed).
@@ -48,17 +75,32 @@ public struct EntryOutcome: Sendable, Hashable {
   public var attempts: Int
   public var seconds: Double
   /// The file's digest whenever it was computed or checked.
-  public var sha256: String?
+  public var sha256: String? {
+    get { parts.value.sha256 }
+    _modify { yield &parts.value.sha256 }
+  }
   /// Every digest of the file that was computed (or read back when skipped), lowercase hex.
   /// The report's `digests` also shows `sha256` when only that field is set.
-  public var digests: DigestValues
+  public var digests: DigestValues {
+    get { parts.value.digests }
+    _modify { yield &parts.value.digests }
+  }
   /// What the file was checked against and matched, as `ExpectedDigest.source` names it
   /// (`manifest:sha256`, `checksums:md5`, `server:repr-digest:sha-512`), in the order checked.
-  public var verified: [String]
+  public var verified: [String] {
+    get { parts.value.verified }
+    _modify { yield &parts.value.verified }
+  }
   /// Set for failures only.
-  public var error: TransferError?
+  public var error: TransferError? {
+    get { parts.value.error }
+    _modify { yield &parts.value.error }
+  }
   /// What `--refresh` found, for an entry whose file in place it re-checked.
-  public var refresh: RefreshResult?
+  public var refresh: RefreshResult? {
+    get { parts.value.refresh }
+    _modify { yield &parts.value.refresh }
+  }
 
   public init(
     line: Int, text: String, url: String, path: String, operation: ManifestEntry.Operation,
@@ -66,20 +108,30 @@ public struct EntryOutcome: Sendable, Hashable {
     error: TransferError?, digests: DigestValues = DigestValues(), verified: [String] = [],
     refresh: RefreshResult? = nil
   ) {
+    self.init(
+      line: line, text: ManifestLineText(text), url: url, path: path, operation: operation,
+      status: status, bytes: bytes, attempts: attempts, seconds: seconds, sha256: sha256,
+      error: error, digests: digests, verified: verified, refresh: refresh)
+  }
+
+  /// An outcome whose manifest line is `text`, written only when read.
+  init(
+    line: Int, text: ManifestLineText, url: String, path: String,
+    operation: ManifestEntry.Operation, status: Status, bytes: Int64, attempts: Int,
+    seconds: Double, sha256: String?, error: TransferError?,
+    digests: DigestValues = DigestValues(), verified: [String] = [],
+    refresh: RefreshResult? = nil
+  ) {
+    parts = CopyOnWriteBox(
+      Parts(
+        text: text, url: RedactedURL.string(url), path: path, sha256: sha256, digests: digests,
+        verified: verified, error: error, refresh: refresh))
     self.line = line
-    self.text = text
-    self.url = RedactedURL.string(url)
-    self.path = path
     self.operation = operation
     self.status = status
     self.bytes = bytes
     self.attempts = attempts
     self.seconds = seconds
-    self.sha256 = sha256
-    self.digests = digests
-    self.verified = verified
-    self.error = error
-    self.refresh = refresh
   }
 }
 

@@ -10,14 +10,18 @@ import Synchronization
 /// closed when the last holder lets go.
 ///
 /// Threading: the descriptor is only passed to `*at` calls, which any thread may make at
-/// once; `heldPartials` is read once, under a lock.
+/// once; `heldPartials` is read once, under a lock, and kept in an atomic for the reads
+/// after it.
 package final class FolderHandle: Sendable {
   /// The folder's descriptor, opened without following a symlink on the way.
   package let descriptor: Int32
   /// Whether this run created the folder, so that it holds only files this run writes.
   package let createdByRun: Bool
-  /// `heldPartials`, once read.
-  private let partials = Mutex<Bool?>(nil)
+  /// `heldPartials`, once read: 0 before, then 1 (none held) or 2. Read without the lock
+  /// (every listed file of a rerun asks it).
+  private let partialsKnown = Atomic<UInt8>(0)
+  /// Held while `heldPartials` is first read, so that the folder is read once.
+  private let partialsRead = Mutex(())
   /// The room downloads into this folder may take unasked (its file system may be another
   /// than the output directory's).
   let room = RoomBudget()
@@ -34,10 +38,13 @@ package final class FolderHandle: Sendable {
   /// in a folder without partials look for none (one `fstatat` per file instead of two).
   /// A name that cannot be read counts as a partial.
   package var heldPartials: Bool {
-    partials.withLock { known in
-      if let known { return known }
+    let known = partialsKnown.load(ordering: .acquiring)
+    if known != 0 { return known == 2 }
+    return partialsRead.withLock { _ in
+      let known = partialsKnown.load(ordering: .acquiring)
+      if known != 0 { return known == 2 }
       let found = Self.holdsPartial(descriptor)
-      known = found
+      partialsKnown.store(found ? 2 : 1, ordering: .releasing)
       return found
     }
   }
@@ -70,16 +77,37 @@ package final class FolderHandle: Sendable {
 ///
 /// Bounded: the oldest folder is let go when a new one would exceed `capacity`, so the cache
 /// never holds more descriptors than that (those of transfers in flight are theirs).
+///
+/// The folder found last is compared first, without hashing its path: a listing's files, and
+/// a manifest's mostly, come folder by folder.
 struct FolderCache {
   static let capacity = 16
   private var handles: [String: FolderHandle] = [:]
   /// Keys in the order they were added, the oldest first.
   private var order: [String] = []
+  /// The folder found or added last, one of `handles`.
+  private var last: (path: String, handle: FolderHandle)?
 
-  func handle(for path: String) -> FolderHandle? { handles[path] }
+  /// The folder found or added last, when its path's UTF-8 is `path`'s bytes.
+  func last(matching path: UnsafeBufferPointer<UInt8>) -> FolderHandle? {
+    guard var last else { return nil }
+    let same = last.path.withUTF8 { kept in
+      kept.count == path.count
+        && (kept.isEmpty || memcmp(kept.baseAddress!, path.baseAddress!, kept.count) == 0)
+    }
+    return same ? last.handle : nil
+  }
+
+  mutating func handle(for path: String) -> FolderHandle? {
+    if let last, last.path == path { return last.handle }
+    guard let handle = handles[path] else { return nil }
+    last = (path, handle)
+    return handle
+  }
 
   mutating func insert(_ handle: FolderHandle, for path: String) {
     if handles.updateValue(handle, forKey: path) == nil { order.append(path) }
+    last = (path, handle)
     if order.count > Self.capacity { handles[order.removeFirst()] = nil }
   }
 }

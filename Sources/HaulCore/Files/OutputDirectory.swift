@@ -80,20 +80,25 @@ package final class OutputDirectory: Sendable {
   /// open for the paths after it in the same folder (`FolderCache`).
   package func folder(of relativePath: String) throws(TransferError) -> (FolderHandle?, String) {
     if Self.isPlainName(relativePath) { return (nil, relativePath) }
-    // Split at the last `/` over the bytes, without the string's index arithmetic.
+    // Split at the last `/` over the bytes, without the string's index arithmetic. The
+    // folder's own path was walked and checked when it was kept; the name is checked here,
+    // and anything but a plain name takes the walk that refuses it. The folder found last
+    // is compared by its bytes before a string is made of its path.
     var path = relativePath
-    let split = path.withUTF8 { bytes -> (String, String)? in
+    let split = path.withUTF8 { bytes -> (FolderHandle?, String, String)? in
       guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-      return (
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self),
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
-      )
+      let folderBytes = UnsafeBufferPointer(rebasing: bytes[..<slash])
+      let name = String(
+        decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
+      if Self.isPlainName(name), let kept = folders.withLock({ $0.last(matching: folderBytes) }) {
+        return (kept, name, "")
+      }
+      return (nil, name, String(decoding: folderBytes, as: UTF8.self))
     }
-    guard let (folderPath, name) = split else {
+    guard let (last, name, folderPath) = split else {
       throw TransferError(.pathRefused, "path \(relativePath) leaves the output directory")
     }
-    // The folder's own path was walked and checked when it was kept; the name is checked
-    // here, and anything but a plain name takes the walk that refuses it.
+    if let last { return (last, name) }
     let reusable = Self.isPlainName(name)
     if reusable, let kept = folders.withLock({ $0.handle(for: folderPath) }) {
       return (kept, name)

@@ -142,10 +142,11 @@ package struct ListingPage: Sendable, Hashable {
     // Names are hashed as their UTF-8 bytes past the folder's own path: each path listed
     // in `folder` starts with it.
     let skip = folder.relativePath.utf8.count
-    for file in files {
-      Self.combine(file.relativePath, after: skip, into: &hasher)
-      hasher.combine(file.size)
-      hasher.combine(file.modified)
+    // By index: each file read in place, not copied out with all its strings.
+    for index in files.indices {
+      Self.combine(files[index].relativePath, after: skip, into: &hasher)
+      hasher.combine(files[index].size)
+      hasher.combine(files[index].modified)
     }
     hasher.combine(-1)
     for child in folders { Self.combine(child.relativePath, after: skip, into: &hasher) }

@@ -26,17 +26,20 @@ package enum IndexPage {
   /// the trailing `/` (h2o's `file.dirlisting`), links its folders so too: each name it does
   /// not mark as a folder `mayBeFolder`.
   package static func html(_ body: [UInt8], folder: URL) -> [ListedName] {
+    let hrefs = links(in: body)
+    // Room for every link at once: grown link by link, the set rehashed each name it held.
     var names: [ListedName] = []
-    var seen = Set<String>()
+    names.reserveCapacity(hrefs.count)
+    var seen = Set<String>(minimumCapacity: hrefs.count)
     var unmarked = false
     let endsInSlash = folder.path(percentEncoded: true).hasSuffix("/")
-    for href in links(in: body) {
+    for href in hrefs {
       guard let (name, isFolder) = ListedName.child(href, of: folder, endsInSlash: endsInSlash)
       else {
         if href.trimmingASCIIWhitespace() == ".." { unmarked = true }
         continue
       }
-      guard seen.insert(name + (isFolder ? "/" : "")).inserted else { continue }
+      guard seen.insert(isFolder ? name + "/" : name).inserted else { continue }
       names.append(ListedName(name: name, isFolder: isFolder))
     }
     if unmarked {

@@ -38,13 +38,12 @@ package struct ListedName: Sendable, Hashable {
   package static func child(_ href: String, of folder: URL, endsInSlash: Bool? = nil) -> (
     name: String, isFolder: Bool
   )? {
+    let inFolder = endsInSlash ?? folder.path(percentEncoded: true).hasSuffix("/")
+    // A link without white space at its ends (nearly all) is read as it is.
+    if inFolder, let name = plainChild(href) { return name }
     // ASCII white space only, as browsers strip it from a link.
     let trimmed = href.trimmingASCIIWhitespace()
-    if endsInSlash ?? folder.path(percentEncoded: true).hasSuffix("/"),
-      let name = plainChild(trimmed)
-    {
-      return name
-    }
+    if inFolder, let name = plainChild(trimmed) { return name }
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#"),
       let link = URL(string: validURLText(trimmed), relativeTo: folder)?.absoluteURL,
       link.query(percentEncoded: true) == nil, link.fragment(percentEncoded: true) == nil,
@@ -66,10 +65,14 @@ package struct ListedName: Sendable, Hashable {
   /// The child a link of one relative segment names (`name`, `name/`, as index pages
   /// mostly give them) in a folder whose path ends in `/`, read without building a URL:
   /// what `child` would find, since such a link resolves to the folder's path plus that
-  /// segment. `nil` for any other link, which `child` resolves as a URL.
+  /// segment. `nil` for any other link, which `child` resolves as a URL, and for one with
+  /// ASCII white space at either end, which `child` trims first.
   private static func plainChild(_ href: String) -> (name: String, isFolder: Bool)? {
-    var href = href
-    return href.withUTF8 { bytes in
+    var contiguous = href
+    return contiguous.withUTF8 { bytes in
+      if let first = bytes.first, let last = bytes.last, isEdgeSpace(first) || isEdgeSpace(last) {
+        return nil
+      }
       let isFolder = bytes.last == UInt8(ascii: "/")
       let body = UnsafeBufferPointer(rebasing: bytes.dropLast(isFolder ? 1 : 0))
       // One pass over the bytes: what refuses the link, and whether it holds an escape.
@@ -83,9 +86,16 @@ package struct ListedName: Sendable, Hashable {
         }
       }
       guard !body.isEmpty, !(body.count <= 2 && dots == body.count) else { return nil }
-      let text = String(decoding: body, as: UTF8.self)
+      // A file's link is its name: the link's own text, not a copy.
+      let text = isFolder ? String(decoding: body, as: UTF8.self) : href
       return (escaped ? percentDecoded(Substring(text)) : text, isFolder)
     }
+  }
+
+  /// The white space `trimmingASCIIWhitespace` strips from a link's ends.
+  private static func isEdgeSpace(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+      || byte == UInt8(ascii: "\n")
   }
 
   /// The path's segments, each percent-decoded after the split (a `%2F` stays inside its
@@ -150,13 +160,18 @@ package struct ListedName: Sendable, Hashable {
   package static func urlText(of name: String, isFolder: Bool, inFolderText folderText: String)
     -> String
   {
-    var text = folderText
-    if !text.hasSuffix("/") { text += "/" }
-    if name.utf8.allSatisfy(isSegmentByte) {
-      text += name
-    } else {
-      text += name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
-    }
+    let base = folderText.utf8.last == UInt8(ascii: "/") ? folderText : folderText + "/"
+    return urlText(of: name, isFolder: isFolder, below: base)
+  }
+
+  /// `urlText(of:isFolder:inFolderText:)` for a folder's URL text `base` that ends in `/`,
+  /// as a page of many files makes it once.
+  package static func urlText(of name: String, isFolder: Bool, below base: String) -> String {
+    var contiguous = name
+    let plain = contiguous.withUTF8 { $0.allSatisfy(isSegmentByte) }
+    let segment =
+      plain ? name : name.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? ""
+    var text = base.joined(with: segment)
     if isFolder { text += "/" }
     return text
   }
@@ -167,14 +182,16 @@ package struct ListedName: Sendable, Hashable {
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*,:@"
   private static let segmentCharacters = CharacterSet(charactersIn: segmentASCII)
 
-  /// `segmentASCII` as a table by byte, to pass a name that needs no escape as it is.
-  private static let segmentBytes: [Bool] = {
-    var table = [Bool](repeating: false, count: 256)
-    for byte in segmentASCII.utf8 { table[Int(byte)] = true }
-    return table
-  }()
-
-  private static func isSegmentByte(_ byte: UInt8) -> Bool { segmentBytes[Int(byte)] }
+  /// Whether `segmentASCII` holds `byte`, read from its bits (bytes 0-63, then 64-127), to
+  /// pass a name that needs no escape as it is.
+  static func isSegmentByte(_ byte: UInt8) -> Bool {
+    let (low, high): (UInt64, UInt64) = (0x07FF_77D2_0000_0000, 0x47FF_FFFE_87FF_FFFF)
+    switch byte {
+    case 0..<64: return low >> byte & 1 == 1
+    case 64..<128: return high >> (byte - 64) & 1 == 1
+    default: return false
+    }
+  }
 
   /// `text` with HTML and XML character references decoded: `&amp;`, `&lt;`, `&gt;`,
   /// `&quot;`, `&apos;`, `&nbsp;`, `&#NN;`, `&#xHH;`; any other `&` is left as written.

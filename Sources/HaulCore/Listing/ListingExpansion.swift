@@ -65,6 +65,11 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
   /// Whether the next pull asks the server for a listing page.
   var waitsForPage: Bool { page.isEmpty && walk != nil }
 
+  /// The current page's next item, taken without a call to `nextItem()`: what it would
+  /// return first. The feeder takes a page's items so, one function call each instead of
+  /// an asynchronous one.
+  mutating func nextOnPage() -> Item? { page.popLast() }
+
   /// The next entry to feed, `nil` when every entry and every page has been handed out.
   mutating func nextItem() async -> Item? {
     while true {
@@ -146,8 +151,11 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
     let inPlace = { (path: String, size: Int64?, listedModified: Int?) in
       runner.listedFileInPlace(path, size: size, listedModified: listedModified)
     }
-    for file in listed.files {
-      guard let item = ListingItem(file, of: walk.entry, folders: folders, inPlace: inPlace)
+    // By index: each file is lent to `ListingItem`, not copied out with all its strings.
+    for index in listed.files.indices {
+      guard
+        let item = ListingItem(
+          listed.files[index], of: walk.entry, folders: folders, inPlace: inPlace)
       else { continue }
       runner.state.listing.add(item)
       page.append(consume item)

@@ -17,27 +17,24 @@ enum ListingItem: Sendable {
   /// normal path, listed size and listed mtime: the length of its file when that is
   /// complete and skipped, else `nil`.
   init?(
-    _ file: ListedFile, of folderEntry: ManifestEntry, folders: FolderOptions,
+    _ file: borrowing ListedFile, of folderEntry: borrowing ManifestEntry, folders: FolderOptions,
     inPlace: ((_ path: String, _ size: Int64?, _ listedModified: Int?) -> Int64?)? = nil
   ) {
     let (depth, dotted) = Self.shape(of: file.relativePath)
     guard depth <= folders.depth, folders.filter.takes(file.relativePath) else {
       return nil
     }
-    let wanted = folderEntry.path + file.relativePath
+    let wanted = folderEntry.path.joined(with: file.relativePath)
     let listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
-    var line = JSONObject()
-    line.add("url", file.source)
-    line.add("path", wanted)
-    if folderEntry.operation == .upload { line.add("op", "upload") }
-    if let size = file.size { line.add("size", size) }
     let normalized = ManifestPath.normalize(wanted)
     if !dotted, case .success(let normal) = normalized, let inPlace,
       folderEntry.operation == .download, let urlText = file.urlText,
       let length = inPlace(normal, file.size, listedModified)
     {
+      let text = ManifestLineText(
+        listedURL: file.source, path: wanted, upload: false, size: file.size)
       let outcome = EntryOutcome(
-        line: folderEntry.line, text: line.json, url: urlText, path: normal,
+        line: folderEntry.line, text: text, url: urlText, path: normal,
         operation: .download, status: .skipped, bytes: 0, attempts: 0, seconds: 0,
         sha256: nil, error: nil)
       self = .skipped(
@@ -46,8 +43,11 @@ enum ListingItem: Sendable {
       return
     }
     let url = file.url
+    let text = ManifestLineText.listed(
+      url: file.source, path: wanted, upload: folderEntry.operation == .upload,
+      size: file.size)
     var entry = ManifestEntry(
-      line: folderEntry.line, text: line.json, operation: folderEntry.operation,
+      line: folderEntry.line, text: text, operation: folderEntry.operation,
       url: url ?? folderEntry.url, path: wanted, method: folderEntry.method,
       size: file.size, headers: folderEntry.headers)
     if dotted {
@@ -78,22 +78,25 @@ enum ListingItem: Sendable {
   /// How many segments `relativePath` has (`a/b` two, `a/` two), and whether one is `.` or
   /// `..`; read in one pass over the bytes, as every listed file is.
   static func shape(of relativePath: String) -> (depth: Int, dotted: Bool) {
-    var depth = 1
-    var dotted = false
-    // The length of the segment read so far, and how many of its bytes are dots.
-    var (length, dots) = (0, 0)
-    for byte in relativePath.utf8 {
-      if byte == UInt8(ascii: "/") {
-        if length > 0, length <= 2, dots == length { dotted = true }
-        depth += 1
-        (length, dots) = (0, 0)
-      } else {
-        length += 1
-        if byte == UInt8(ascii: ".") { dots += 1 }
+    var text = relativePath  // shares its storage: read in place, not through the UTF-8 view
+    return text.withUTF8 { bytes in
+      var depth = 1
+      var dotted = false
+      // The length of the segment read so far, and how many of its bytes are dots.
+      var (length, dots) = (0, 0)
+      for byte in bytes {
+        if byte == UInt8(ascii: "/") {
+          if length > 0, length <= 2, dots == length { dotted = true }
+          depth += 1
+          (length, dots) = (0, 0)
+        } else {
+          length += 1
+          if byte == UInt8(ascii: ".") { dots += 1 }
+        }
       }
+      if length > 0, length <= 2, dots == length { dotted = true }
+      return (depth, dotted)
     }
-    if length > 0, length <= 2, dots == length { dotted = true }
-    return (depth, dotted)
   }
 
   /// The transfer a folder that cannot be listed ends as: its URL, its local folder.

@@ -130,9 +130,12 @@ package final class WebFolderLister: FolderLister {
   /// The page of `folder` that `children` make.
   static func page(_ children: [ListedName], in folder: ListedFolder) -> ListingPage {
     var page = ListingPage()
+    page.files.reserveCapacity(children.count { !$0.isFolder })
     let folderText = folder.url.absoluteString
-    for child in children {
-      let relative = folder.relativePath + child.name
+    let base = folderText.utf8.last == UInt8(ascii: "/") ? folderText : folderText + "/"
+    for index in children.indices {
+      let child = children[index]
+      let relative = folder.relativePath.joined(with: child.name)
       let leaves =
         child.name.isDotSegment || child.name.utf8Contains(UInt8(ascii: "/"))
       if !leaves, child.isFolder,
@@ -144,7 +147,7 @@ package final class WebFolderLister: FolderLister {
       if leaves || child.isFolder {
         page.files.append(
           ListedFile(
-            url: nil, source: folderText + child.name,
+            url: nil, source: folderText.joined(with: child.name),
             relativePath: relative + (child.isFolder ? "/" : ""), size: child.size,
             modified: child.modified, etag: child.etag))
         continue
@@ -152,7 +155,7 @@ package final class WebFolderLister: FolderLister {
       // A file's URL is parsed only if it is fetched (`ListedFile.init(urlText:)`).
       page.files.append(
         ListedFile(
-          urlText: ListedName.urlText(of: child.name, isFolder: false, inFolderText: folderText),
+          urlText: ListedName.urlText(of: child.name, isFolder: false, below: base),
           relativePath: relative, size: child.size, modified: child.modified,
           etag: child.etag))
     }

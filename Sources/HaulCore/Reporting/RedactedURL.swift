@@ -15,6 +15,8 @@ package enum RedactedURL {
   /// `url` with any `user[:password]@` removed from its authority. Scans the bytes once;
   /// a URL without `@` (nearly all) is returned as it is, without a copy.
   package static func string(_ url: String) -> String {
+    // Without an `@` anywhere (found by `memchr`) there is no userinfo to look for.
+    guard url.utf8Contains(UInt8(ascii: "@")) else { return url }
     var text = url
     let cut: (Int, Int)? = text.withUTF8 { bytes in
       // The authority starts after the first "://" and ends at "/", "?" or "#".

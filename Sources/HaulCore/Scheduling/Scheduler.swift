@@ -146,7 +146,12 @@ public actor Scheduler {
       while batch.count < batchSize {
         // Hand over what is ready before waiting for the next listing page.
         if !batch.isEmpty, source.waitsForPage { break }
-        guard let item = await source.nextItem() else {
+        let item: ListingItem
+        if let onPage = source.nextOnPage() {
+          item = onPage
+        } else if let next = await source.nextItem() {
+          item = next
+        } else {
           more = false
           break
         }
