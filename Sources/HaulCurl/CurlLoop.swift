@@ -200,7 +200,7 @@ final class CurlLoop {
       complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
       return true
     }
-    guard let origin = CurlRoutes.origin(of: exchange.request.url) else { return false }
+    guard let origin = exchange.httpsOrigin else { return false }
     exchange.origin = origin
     guard let owner = routes.loop(for: origin, claimant: index), owner != index else {
       return false
