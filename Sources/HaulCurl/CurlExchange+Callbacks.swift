@@ -63,7 +63,8 @@ extension CurlExchange {
   /// line would tell (libcurl 7.88 sets `CURLINFO_HTTP_VERSION` only then); when it offered
   /// h2 and opened an https one that did not agree on it, its origin is spread over the loops
   /// again (`CurlRoutes`). A reused connection was told of by the exchange that opened it.
-  /// The loop's stream gate hears of every connection (`CurlStreamGate.connected`).
+  /// The loop's stream gate hears of every connection (`CurlStreamGate.connected`). Called
+  /// for https exchanges, and for any on a handle that ran one since its reset (`configure`).
   func connectionReady() {
     guard let easy else { return }
     let opened = easy.openedConnection

@@ -66,7 +66,16 @@ extension CurlExchange {
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
     check(easy.set(CURLOPT_HEADERDATA, pointer: context))
     check(easy.set(CURLOPT_WRITEDATA, pointer: context))
-    check(easy.set(CURLOPT_PREREQDATA, pointer: context))
+    // The pre-request callback (`connectionReady`) learns what a new https connection agreed
+    // on; for any other URL it has nothing to tell (no gate, no route, no TLS to say h2), so a
+    // handle that has not run an https exchange since its reset goes without it.
+    if isHTTPS || easy.hearsConnections {
+      if !easy.hearsConnections {
+        check(easy.set(CURLOPT_PREREQFUNCTION, prereq: CurlCallbacks.prereq))
+        easy.hearsConnections = true
+      }
+      check(easy.set(CURLOPT_PREREQDATA, pointer: context))
+    }
     check(configureProxy(easy, rules: settings.proxyRules))
 
     // Timeouts: curl enforces the connect timeout; the loop enforces the stall timeout,
@@ -113,7 +122,6 @@ extension CurlExchange {
     check(easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer)))
     check(easy.set(CURLOPT_HEADERFUNCTION, write: CurlCallbacks.header))
     check(easy.set(CURLOPT_WRITEFUNCTION, write: CurlCallbacks.write))
-    check(easy.set(CURLOPT_PREREQFUNCTION, prereq: CurlCallbacks.prereq))
 
     // Safety: http(s) only, no redirect following (core does it), no signals from the
     // resolver, full TLS verification, nothing read from netrc, no
