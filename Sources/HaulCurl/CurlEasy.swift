@@ -17,6 +17,10 @@ final class CurlEasy {
   /// `CURLOPT_BUFFERSIZE` on it, so it must not be reset and set up again
   /// (`CurlLoop.recycle`).
   var spokeHTTP2 = false
+  /// Whether `CURLOPT_PREREQFUNCTION` is set on the handle (until the next reset): it is set
+  /// for the first https exchange the handle runs, and from then on every exchange on it
+  /// gives its own `CURLOPT_PREREQDATA`.
+  var hearsConnections = false
   /// The exchange's URL, parsed (a `CURLU` handle reused across exchanges; libcurl copies
   /// it when the transfer starts).
   let url: OpaquePointer
@@ -40,6 +44,7 @@ final class CurlEasy {
     curl_easy_reset(handle)
     errorBuffer[0] = 0
     holdsSharedOptions = false
+    hearsConnections = false
   }
 
   /// Frees the handle. Called once, by the loop, after the handle left the multi handle.

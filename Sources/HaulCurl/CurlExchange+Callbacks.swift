@@ -62,8 +62,10 @@ extension CurlExchange {
   /// so now (`TransportJob.connectionMultiplexes`), a round trip before the answer's status
   /// line would tell (libcurl 7.88 sets `CURLINFO_HTTP_VERSION` only then). Either way an
   /// https origin's route is settled by it (`CurlRoutes.settle`): carried by this loop over
-  /// HTTP/2, spread over the loops when it offered h2 and the connection did not agree. A reused connection was told of by the exchange that opened it.
-  /// The loop's stream gate hears of every connection (`CurlStreamGate.connected`).
+  /// HTTP/2, spread over the loops when it offered h2 and the connection did not agree. A
+  /// reused connection was told of by the exchange that opened it. The loop's stream gate
+  /// hears of every connection (`CurlStreamGate.connected`). Called for https exchanges, and
+  /// for any on a handle that ran one since its reset (`configure`).
   func connectionReady() {
     guard let easy else { return }
     let opened = easy.openedConnection

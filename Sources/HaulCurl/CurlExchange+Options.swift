@@ -66,7 +66,16 @@ extension CurlExchange {
     check(easy.set(CURLOPT_PRIVATE, pointer: context))
     check(easy.set(CURLOPT_HEADERDATA, pointer: context))
     check(easy.set(CURLOPT_WRITEDATA, pointer: context))
-    check(easy.set(CURLOPT_PREREQDATA, pointer: context))
+    // The pre-request callback (`connectionReady`) learns what a new https connection agreed
+    // on; for any other URL it has nothing to tell (no gate, no route, no TLS to say h2), so a
+    // handle that has not run an https exchange since its reset goes without it.
+    if isHTTPS || easy.hearsConnections {
+      if !easy.hearsConnections {
+        check(easy.set(CURLOPT_PREREQFUNCTION, prereq: CurlCallbacks.prereq))
+        easy.hearsConnections = true
+      }
+      check(easy.set(CURLOPT_PREREQDATA, pointer: context))
+    }
     check(configureProxy(easy, rules: settings.proxyRules))
 
     // Timeouts: curl enforces the connect timeout; the loop enforces the stall timeout,
@@ -79,7 +88,7 @@ extension CurlExchange {
     // connection.
     // Only for https: plain http is always HTTP/1.1 here (no h2c), and there curl 7.88 would
     // queue each exchange behind a busy connection instead of opening another.
-    check(easy.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" ? 1 : 0))
+    check(easy.set(CURLOPT_PIPEWAIT, scheme == "https" ? 1 : 0))
     // Uploads go over HTTP/1.1. apache2 and lighttpd answer a PUT they refuse at once (409
     // for a missing folder) and reset the HTTP/2 stream; libcurl 7.88 then drops that
     // answer and fails with CURLE_HTTP2_STREAM, which would make a refusal a retried
@@ -101,7 +110,7 @@ extension CurlExchange {
   /// Whether this exchange leaves its handle with nothing but the shared options and its
   /// own per-exchange ones, which the next exchange overwrites: a GET without a body.
   var leavesHandleReusable: Bool {
-    request.body == nil && request.method.uppercased() == "GET"
+    request.body == nil && method == "GET"
   }
 
   /// The options every exchange shares: callbacks, safety, buffers, the CA files.
@@ -113,7 +122,6 @@ extension CurlExchange {
     check(easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer)))
     check(easy.set(CURLOPT_HEADERFUNCTION, write: CurlCallbacks.header))
     check(easy.set(CURLOPT_WRITEFUNCTION, write: CurlCallbacks.write))
-    check(easy.set(CURLOPT_PREREQFUNCTION, prereq: CurlCallbacks.prereq))
 
     // Safety: http(s) only, no redirect following (core does it), no signals from the
     // resolver, full TLS verification, nothing read from netrc, no
@@ -151,7 +159,6 @@ extension CurlExchange {
   /// file through the read callback, with a seek callback so libcurl can rewind it, or
   /// send a small one from memory (`configureHeldBody`).
   private func configureMethod(_ easy: CurlEasy, settings: CurlSettings) -> CURLcode {
-    let method = request.method.uppercased()
     if request.body == nil {
       switch method {
       case "GET": return easy.set(CURLOPT_HTTPGET, 1)
@@ -220,8 +227,7 @@ extension CurlExchange {
       lines.append("Range: \(range.headerValue)")
       if let ifRange = request.ifRange { lines.append("If-Range: \(ifRange)") }
     }
-    let method = request.method.uppercased()
-    if request.body != nil || method == "PUT" || method == "POST" {
+    if goesOverHTTP11 {
       // A large body waits for `100 Continue`, so that a server refusing the upload answers
       // before the body goes out: lighttpd answers a PUT to a missing folder with 409 and
       // closes the connection with the body unread, and the reset costs libcurl the answer
@@ -259,13 +265,5 @@ extension CurlExchange {
   private static func milliseconds(_ seconds: Double) -> Int {
     guard seconds.isFinite, seconds > 0 else { return 0 }
     return max(1, Int(min(seconds * 1000, Double(Int32.max)).rounded(.up)))
-  }
-}
-
-extension CurlExchange {
-  /// Whether the exchange is held to HTTP/1.1: uploads are (see `configure`).
-  var goesOverHTTP11: Bool {
-    let method = request.method.uppercased()
-    return request.body != nil || method == "PUT" || method == "POST"
   }
 }

@@ -39,8 +39,6 @@ extension CurlExchange {
   /// HTTP itself; a SOCKS proxy only relays bytes.
   private var speaksHTTPToProxy: Bool { proxy?.kind == .http || proxy?.kind == .https }
 
-  private var isHTTPS: Bool { request.url.scheme?.lowercased() == "https" }
-
   /// A 407 to a request an HTTP proxy forwards (plain http) can only be the proxy's own: it
   /// fails the exchange as the proxy's refusal instead of passing for the origin's status.
   /// (Inside a tunnel, and through SOCKS, every head is the origin's.) Returns the failure,

@@ -26,6 +26,17 @@ final class CurlExchange: @unchecked Sendable {
 
   let request: TransferRequest
   let sink: any ResponseSink
+  /// The request's method in upper case, read once: `uppercased()` copies it.
+  let method: String
+  /// Whether the exchange is held to HTTP/1.1: uploads are (see `configure`).
+  let goesOverHTTP11: Bool
+  /// The request URL's scheme as written, read once.
+  let scheme: String?
+  /// Whether the request URL is https (its scheme, ASCII case ignored).
+  let isHTTPS: Bool
+  /// The key of the request's https origin (`CurlRoutes.origin(of:)`), `nil` for any other
+  /// URL; worked out on first use, once.
+  private(set) lazy var httpsOrigin: String? = CurlRoutes.origin(of: request.url, https: isHTTPS)
   /// Who waits for the result: a task suspended in `perform`, or a job the loop carries.
   var continuation: CheckedContinuation<Result<TransferResponse, TransferError>, Never>?
   var job: (any TransportJob)?
@@ -111,6 +122,12 @@ final class CurlExchange: @unchecked Sendable {
   {
     self.request = request
     self.sink = sink
+    let method = request.method.uppercased()
+    self.method = method
+    goesOverHTTP11 = request.body != nil || method == "PUT" || method == "POST"
+    let scheme = request.url.scheme
+    self.scheme = scheme
+    isHTTPS = CurlRoutes.isHTTPS(scheme)
     parser = ResponseHeadParser(maxBytes: maxHeaderBytes)
     switch request.body?.content {
     case .file(let path, let offset, _):

@@ -213,7 +213,7 @@ final class CurlLoop {
       complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
       return true
     }
-    guard let origin = CurlRoutes.origin(of: exchange.request.url) else { return false }
+    guard let origin = exchange.httpsOrigin else { return false }
     exchange.origin = origin
     switch routes.placement(of: origin, asking: index, decides: !exchange.goesOverHTTP11) {
     case .here:

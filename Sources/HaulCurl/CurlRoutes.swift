@@ -53,8 +53,20 @@ final class CurlRoutes: Sendable {
   /// The key of `url`'s origin when it is https (`host:port`); `nil` for any other URL,
   /// which is never routed.
   static func origin(of url: URL) -> String? {
-    guard url.scheme?.lowercased() == "https", let host = url.host else { return nil }
+    origin(of: url, https: isHTTPS(url.scheme))
+  }
+
+  /// `origin(of:)` for a URL whose scheme was already found to be https or not (`isHTTPS`).
+  static func origin(of url: URL, https: Bool) -> String? {
+    guard https, let host = url.host else { return nil }
     return "\(host.lowercased()):\(url.port ?? 443)"
+  }
+
+  /// Whether `scheme` is https, ASCII case ignored, without the lower-cased copy
+  /// `lowercased()` would allocate.
+  static func isHTTPS(_ scheme: String?) -> Bool {
+    guard let scheme, scheme.utf8.count == 5 else { return false }
+    return scheme.hasPrefixIgnoringASCIICase("https")
   }
 
   /// Where the loop at `asking` puts an exchange to `origin`: the first one claims the

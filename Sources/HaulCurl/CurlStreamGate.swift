@@ -64,7 +64,7 @@ final class CurlStreamGate {
   /// `takeReady` hands it back.
   func admits(_ exchange: CurlExchange) -> Bool {
     guard !exchange.goesOverHTTP11,
-      let key = exchange.origin ?? CurlRoutes.origin(of: exchange.request.url)
+      let key = exchange.origin ?? exchange.httpsOrigin
     else { return true }
     exchange.origin = key
     var origin = origins[key, default: Origin()]

@@ -82,13 +82,11 @@ public final class CurlTransport: Transport, EngineTransport {
     self.threads = threads
   }
 
-  /// The mailbox of the loop that carries `request`'s https origin, if one does
+  /// The mailbox of the loop that carries `exchange`'s https origin, if one does
   /// (`CurlRoutes`), so that a task's exchange shares that loop's connections; else the
-  /// caller's (`mailboxForCaller`).
-  private func mailbox(for request: TransferRequest) -> CurlMailbox {
-    if let routes, let origin = CurlRoutes.origin(of: request.url),
-      let owner = routes.owner(of: origin)
-    {
+  /// caller's (`mailboxForCaller`). Called before the exchange is posted.
+  private func mailbox(for exchange: CurlExchange) -> CurlMailbox {
+    if let routes, let origin = exchange.httpsOrigin, let owner = routes.owner(of: origin) {
       return mailboxes[owner]
     }
     return mailboxForCaller()
@@ -112,7 +110,7 @@ public final class CurlTransport: Transport, EngineTransport {
     -> TransferResponse
   {
     let exchange = try CurlExchange(request: request, sink: sink, maxHeaderBytes: maxHeaderBytes)
-    let mailbox = mailbox(for: request)
+    let mailbox = mailbox(for: exchange)
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         exchange.continuation = continuation

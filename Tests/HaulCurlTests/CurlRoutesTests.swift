@@ -70,6 +70,10 @@ struct CurlRoutesTests {
     #expect(CurlRoutes.origin(of: https) == "example.org:443")
     #expect(CurlRoutes.origin(of: port) == "example.org:8443")
     #expect(CurlRoutes.origin(of: http) == nil)
+    let upper = try #require(URL(string: "HTTPS://example.org/a"))
+    #expect(CurlRoutes.origin(of: upper) == "example.org:443")
+    #expect(CurlRoutes.isHTTPS("hTtPs") && !CurlRoutes.isHTTPS("http") && !CurlRoutes.isHTTPS(nil))
+    #expect(!CurlRoutes.isHTTPS("httpsx") && !CurlRoutes.isHTTPS("wss"))
   }
 
   @Test func an_exchange_handed_over_is_cancelled_only_by_a_cancel_its_first_loop_missed() {
