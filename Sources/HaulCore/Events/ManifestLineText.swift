@@ -4,7 +4,7 @@
 ///
 /// Why: a rerun over a listed tree skips nearly every file, and a skipped file's line is
 /// read only if the skip turns into a failure (the run was cancelled) or by a library's
-/// event handler; writing it for each skip was a sixth of the rerun's instructions.
+/// event handler; writing it for each skip was work that nothing read.
 ///
 /// Two texts are equal, and hash alike, when the lines they write are equal, whichever
 /// way each is kept.
