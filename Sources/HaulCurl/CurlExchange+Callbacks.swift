@@ -72,9 +72,9 @@ extension CurlExchange {
     gate?.connected(self, opened: opened, multiplexes: opened && easy.negotiatedHTTP2)
     guard let job, opened else { return }
     if easy.negotiatedHTTP2 {
-      if let origin { routes?.settle(origin, multiplexes: true) }
+      if let routes, let origin = httpsOrigin { routes.settle(origin, multiplexes: true) }
       job.connectionMultiplexes(handshake: easy.handshakeSeconds)
-    } else if offersHTTP2, let origin {
+    } else if offersHTTP2, let origin = httpsOrigin {
       routes?.settle(origin, multiplexes: false)
     }
   }

@@ -77,9 +77,6 @@ final class CurlExchange: @unchecked Sendable {
 
   /// Which loop carries which https origin, when the transport has several loops.
   var routes: CurlRoutes?
-  /// The key of the request's https origin (`CurlRoutes.origin(of:)`), once a loop with
-  /// routes looked: what a connection's protocol is learned for.
-  var origin: String?
   /// The loop's gate for HTTP/2 streams, once it counted this exchange in
   /// (`CurlStreamGate`); `isGated` while it counts it.
   var gate: CurlStreamGate?

@@ -214,7 +214,6 @@ final class CurlLoop {
       return true
     }
     guard let origin = exchange.httpsOrigin else { return false }
-    exchange.origin = origin
     switch routes.placement(of: origin, asking: index, decides: !exchange.goesOverHTTP11) {
     case .here:
       return false
@@ -287,7 +286,7 @@ final class CurlLoop {
     gate.left(exchange)
     // A job's exchange that ends while this loop still decides its origin never told:
     // its connection failed first.
-    if let routes, exchange.job != nil, let origin = exchange.origin {
+    if let routes, exchange.job != nil, let origin = exchange.httpsOrigin {
       routes.abandon(origin, by: index)
     }
     recycle(easy, keepingOptions: exchange.leavesHandleReusable && exchange.isConfigured)

@@ -63,10 +63,7 @@ final class CurlStreamGate {
   /// Whether `exchange` may go into libcurl now; when not, the gate holds it until
   /// `takeReady` hands it back.
   func admits(_ exchange: CurlExchange) -> Bool {
-    guard !exchange.goesOverHTTP11,
-      let key = exchange.origin ?? exchange.httpsOrigin
-    else { return true }
-    exchange.origin = key
+    guard !exchange.goesOverHTTP11, let key = exchange.httpsOrigin else { return true }
     var origin = origins[key, default: Origin()]
     defer { origins[key] = origin }
     if origin.multiplexes == false { return true }
@@ -97,7 +94,9 @@ final class CurlStreamGate {
   /// connection, which agreed on HTTP/2 when `multiplexes`. Called inside libcurl: what it
   /// lets go in, `takeReady` hands out afterwards.
   func connected(_ exchange: CurlExchange, opened: Bool, multiplexes: Bool) {
-    guard exchange.isGated, let key = exchange.origin, var origin = origins[key] else { return }
+    guard exchange.isGated, let key = exchange.httpsOrigin, var origin = origins[key] else {
+      return
+    }
     if opened {
       if multiplexes {
         origin.connections += 1
@@ -113,7 +112,9 @@ final class CurlStreamGate {
 
   /// `exchange` left libcurl.
   func left(_ exchange: CurlExchange) {
-    guard exchange.isGated, let key = exchange.origin, var origin = origins[key] else { return }
+    guard exchange.isGated, let key = exchange.httpsOrigin, var origin = origins[key] else {
+      return
+    }
     exchange.isGated = false
     origin.inside -= 1
     if origin.opener == ObjectIdentifier(exchange) { origin.opener = nil }
@@ -146,7 +147,7 @@ final class CurlStreamGate {
 
   /// Takes the held `exchange` out of the gate; returns whether it was held.
   func release(_ exchange: CurlExchange) -> Bool {
-    guard let key = exchange.origin, var origin = origins[key] else { return false }
+    guard let key = exchange.httpsOrigin, var origin = origins[key] else { return false }
     guard let index = origin.held[origin.heldHead...].firstIndex(where: { $0 === exchange })
     else { return false }
     origin.held.remove(at: index)
