@@ -273,11 +273,7 @@ struct CLIRunTests {
     // (`RunningHaul.interrupt`), which the rest of the CLI suite can keep busy for longer.
     let directory = directory
     let signalled = try await running.interrupt(signal) {
-      (0..<3).allSatisfy { index in
-        let path = directory.file("out/big\(index).bin.haul-partial")
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        return (size ?? 0) > 0
-      }
+      (0..<3).allSatisfy { fileSize(directory.file("out/big\($0).bin.haul-partial")) > 0 }
     }
     #expect(signalled.ready, "not every transfer had bytes on disk before the signal")
     let started = signalled.sent

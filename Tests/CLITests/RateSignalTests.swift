@@ -40,11 +40,7 @@ struct RateSignalTests {
     // Once bytes are on disk haul handles signals; all four transfers have started by then.
     // Then the cap settles in, so the delegate queue is paced when the signal comes.
     let signalled = try await running.interrupt(SIGINT, settle: 2) {
-      (0..<4).allSatisfy { index in
-        let path = directory.file("out/capped\(index).bin.haul-partial")
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        return (size ?? 0) > 0
-      }
+      (0..<4).allSatisfy { fileSize(directory.file("out/capped\($0).bin.haul-partial")) > 0 }
     }
     #expect(signalled.ready, "not every transfer had bytes on disk before the signal")
     let started = signalled.sent
