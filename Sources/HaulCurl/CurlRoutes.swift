@@ -127,14 +127,7 @@ final class CurlRoutes: Sendable {
     if abandoned { release() }
   }
 
-  /// Whether the loop at `index` is deciding `origin`.
-  func isDeciding(_ origin: String, by index: Int) -> Bool {
-    routes.withLock { table in
-      if case .deciding(index)? = table[origin] { return true }
-      return false
-    }
-  }
-
+  /// Wakes every loop to start the exchanges it held (`CurlMailbox.Command.released`).
   private func release() {
     for mailbox in mailboxes { _ = mailbox.post(.released) }
   }
