@@ -54,7 +54,7 @@ struct ConcurrencyControllerRoundTests {
   /// TLS's ALPN as the first requests go out).
   func run(
     _ model: some AnswerModel, files: Int, fixed: Int? = nil, multiplexes streams: Int? = nil,
-    perConnection: Int = 100, connected: Double? = nil, handshake: Double = 0.04,
+    connected: Double? = nil, handshake: Double = 0.04,
     controller: inout ConcurrencyController
   ) -> Outcome {
     let step = 0.001
@@ -82,9 +82,7 @@ struct ConcurrencyControllerRoundTests {
       if let streams, let connected, !told, now >= connected {
         told = true
         note(
-          controller.multiplexing(
-            streams: streams, perConnection: perConnection, handshake: handshake, now: now,
-            bytes: bytes))
+          controller.multiplexing(streams: streams, handshake: handshake, now: now, bytes: bytes))
         fill(controller)
       }
       // One answer at a time, each slot refilled before the next, as the scheduler does;
@@ -93,9 +91,7 @@ struct ConcurrencyControllerRoundTests {
         let transfer = inFlight[index]
         if answered == 0, let streams, connected == nil {
           note(
-            controller.multiplexing(
-              streams: streams, perConnection: perConnection, handshake: nil, now: now,
-              bytes: bytes))
+            controller.multiplexing(streams: streams, handshake: nil, now: now, bytes: bytes))
           fill(controller)
         }
         let bound = started < files && inFlight.count >= limit(controller)
@@ -175,31 +171,33 @@ struct ConcurrencyControllerRoundTests {
     #expect(controller.limit == 128)
   }
 
-  @Test func a_host_that_multiplexes_climbs_from_one_connections_streams_to_the_ceiling() {
+  @Test func a_host_that_multiplexes_jumps_to_the_ceiling_after_its_first_round() {
     let link = LatencyModel(roundTrip: 0.04, capacity: 100_000)
     var controller = ConcurrencyController(now: 0, bytes: 0)
     let outcome = run(link, files: 1_000, multiplexes: 800, controller: &controller)
-    // One connection's worth after the first answer, then a second, then the ceiling.
-    #expect(outcome.levels == [16, 100, 200, 256])
+    // The first answer tells HTTP/2; the first round's answers waited for a round trip.
+    #expect(outcome.levels == [16, 256])
     var fixed = ConcurrencyController(now: 0, bytes: 0)
     let best = run(link, files: 1_000, fixed: 256, controller: &fixed)
-    // The first round trip carries 16 instead of 256, the next two 100 and 200.
-    #expect(outcome.seconds <= best.seconds + 2 * 0.04 + 0.01)
+    // The first round trip carries 16 instead of 256.
+    #expect(outcome.seconds <= best.seconds + 0.04 + 0.01)
   }
 
-  @Test func a_host_whose_connection_tells_it_multiplexes_climbs_from_the_start() {
+  @Test func a_host_whose_far_connection_tells_it_multiplexes_jumps_before_any_answer() {
     let link = LatencyModel(roundTrip: 0.04, capacity: 100_000)
     var controller = ConcurrencyController(now: 0, bytes: 0)
-    // The first 16 requests go out, and the connection says HTTP/2 as they do: no answer of
-    // the level left judges the jump, the answers' spread does.
+    // The first 16 requests go out, and the connection says HTTP/2 as they do, after a
+    // handshake of a round trip: no answer of the level left judges the jump, the answers'
+    // spread does, and they came together.
     let outcome = run(
       link, files: 1_000, multiplexes: 800, connected: 0.001, controller: &controller)
-    #expect(outcome.levels == [16, 100, 200, 256])
+    #expect(outcome.levels == [16, 256])
     var fixed = ConcurrencyController(now: 0, bytes: 0)
     let best = run(link, files: 1_000, fixed: 256, controller: &fixed)
-    // 100 and 200 instead of 256 in the first two round trips: less than one lost.
-    #expect(outcome.seconds <= best.seconds + 0.04 + 0.01)
+    // 240 of the first round trip's transfers start a millisecond late.
+    #expect(outcome.seconds <= best.seconds + 0.01)
     #expect(controller.limit == 256)
+    #expect(controller.phase == .holding(windowsLeft: 8))
   }
 
   @Test func a_near_host_whose_answers_queue_never_jumps() {
@@ -224,7 +222,18 @@ struct ConcurrencyControllerRoundTests {
     let outcome = run(
       link, files: 1_000, multiplexes: 800, connected: 0.001, handshake: 0.001,
       controller: &controller)
-    #expect(outcome.levels == [16, 100, 200, 256])
+    #expect(outcome.levels == [16, 256])
+  }
+
+  @Test func a_near_round_that_answered_together_does_not_jump() {
+    // Two milliseconds away, a server that answers every request alike: the first round's
+    // answers came together, but a round trip that short pays for no hundred streams.
+    let link = LatencyModel(roundTrip: 0.002, capacity: 100_000)
+    var controller = ConcurrencyController(now: 0, bytes: 0)
+    let outcome = run(
+      link, files: 2_000, multiplexes: 800, connected: 0.0005, handshake: 0.001,
+      controller: &controller)
+    #expect(Array(outcome.levels.prefix(4)) == [16, 32, 64, 128])
   }
 
   @Test func a_jump_to_a_server_that_moves_no_more_goes_back_to_the_level_left() {
@@ -236,9 +245,7 @@ struct ConcurrencyControllerRoundTests {
     let outcome = run(
       server, files: 5_000, multiplexes: 800, connected: 0.001, handshake: 0.04,
       controller: &controller)
-    #expect(Array(outcome.levels.prefix(3)) == [16, 100, 16])
-    // Never a second connection's worth of streams.
-    #expect(outcome.levels.max()! <= 100)
+    #expect(Array(outcome.levels.prefix(3)) == [16, 256, 16])
     var fixed = ConcurrencyController(now: 0, bytes: 0)
     let best = run(server, files: 5_000, fixed: 100, controller: &fixed)
     #expect(outcome.seconds <= best.seconds * 1.1)
@@ -246,9 +253,8 @@ struct ConcurrencyControllerRoundTests {
 
   @Test func a_jump_no_answer_judges_climbs_on_when_its_answers_came_together() {
     var controller = ConcurrencyController(now: 0, bytes: 0)
-    #expect(
-      controller.multiplexing(streams: 800, perConnection: 100, handshake: 0.04, now: 0, bytes: 0)
-        == 100)
+    // A host with room for one connection's streams (`--per-host 1`).
+    #expect(controller.multiplexing(streams: 100, handshake: 0.04, now: 0, bytes: 0) == 100)
     // The level's new slots answer a round trip later, all alike: a long link.
     var changes: [Int] = []
     for _ in 0..<84 {
@@ -269,9 +275,8 @@ struct ConcurrencyControllerRoundTests {
 
   @Test func a_step_past_the_jump_is_judged_against_the_jumps_median() {
     var controller = ConcurrencyController(now: 0, bytes: 0)
-    #expect(
-      controller.multiplexing(streams: 800, perConnection: 100, handshake: 0.04, now: 0, bytes: 0)
-        == 100)
+    // A host with room for one connection's streams (`--per-host 1`).
+    #expect(controller.multiplexing(streams: 100, handshake: 0.04, now: 0, bytes: 0) == 100)
     // The new slots answer together, 10 ms after the jump: no queue, so the climb goes on.
     for _ in 0..<84 {
       _ = controller.answered(
@@ -294,9 +299,8 @@ struct ConcurrencyControllerRoundTests {
 
   @Test func a_level_left_that_answers_faster_is_kept() {
     var controller = ConcurrencyController(now: 0, bytes: 0)
-    #expect(
-      controller.multiplexing(streams: 800, perConnection: 100, handshake: 0.04, now: 0, bytes: 0)
-        == 100)
+    // A host with room for one connection's streams (`--per-host 1`).
+    #expect(controller.multiplexing(streams: 100, handshake: 0.04, now: 0, bytes: 0) == 100)
     // The level's 84 new slots answer over 17 ms, spread out as a server's queue spreads
     // them: 5,000 a second, and no answer of the level left to compare with.
     var changes: [Int] = []
@@ -325,7 +329,7 @@ struct ConcurrencyControllerRoundTests {
     // The first answer tells the host multiplexes: 16 jumps to the ceiling.
     #expect(
       controller.multiplexing(
-        streams: 800, perConnection: 256, handshake: 0.04, now: 0.04, bytes: 0) == 256)
+        streams: 800, handshake: 0.04, now: 0.04, bytes: 0) == 256)
     // The answers of transfers started at 16 judge 16: 400 transfers per second.
     for _ in 0..<16 {
       _ = controller.answered(
@@ -348,7 +352,7 @@ struct ConcurrencyControllerRoundTests {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     #expect(
       controller.multiplexing(
-        streams: 800, perConnection: 256, handshake: 0.04, now: 0.04, bytes: 0) == 256)
+        streams: 800, handshake: 0.04, now: 0.04, bytes: 0) == 256)
     for _ in 0..<16 {
       _ = controller.answered(
         answer: 0.04, firstByte: 0.04, started: 0, now: 0.04, bytes: 0, bound: true)
@@ -366,7 +370,7 @@ struct ConcurrencyControllerRoundTests {
     #expect(controller.phase == .holding(windowsLeft: 8))
     // It jumps once: a later answer over HTTP/2 changes nothing.
     #expect(
-      controller.multiplexing(streams: 800, perConnection: 256, handshake: 0.04, now: 0.2, bytes: 0)
+      controller.multiplexing(streams: 800, handshake: 0.04, now: 0.2, bytes: 0)
         == nil)
   }
 
@@ -375,20 +379,20 @@ struct ConcurrencyControllerRoundTests {
     let link = LatencyModel(roundTrip: 0.04, capacity: 16)
     var controller = ConcurrencyController(now: 0, bytes: 0)
     let outcome = run(link, files: 2_000, multiplexes: 800, controller: &controller)
-    #expect(Array(outcome.levels.prefix(3)) == [16, 100, 16])
+    #expect(Array(outcome.levels.prefix(3)) == [16, 256, 16])
   }
 
   @Test func a_jump_goes_no_higher_than_the_streams_allowed() {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     // Room for fewer streams than the level: nothing to jump to.
     #expect(
-      controller.multiplexing(streams: 12, perConnection: 256, handshake: 0.04, now: 0.04, bytes: 0)
+      controller.multiplexing(streams: 12, handshake: 0.04, now: 0.04, bytes: 0)
         == nil)
     #expect(controller.limit == 16)
     // One connection's worth of streams, below the ceiling.
     #expect(
       controller.multiplexing(
-        streams: 100, perConnection: 256, handshake: 0.04, now: 0.05, bytes: 0) == 100)
+        streams: 100, handshake: 0.04, now: 0.05, bytes: 0) == 100)
   }
 
   @Test func windows_do_not_judge_a_jump_before_its_round() {
@@ -396,7 +400,7 @@ struct ConcurrencyControllerRoundTests {
     // One connection's worth of streams, so that a window could still double the level.
     #expect(
       controller.multiplexing(
-        streams: 100, perConnection: 256, handshake: 0.04, now: 0.04, bytes: 0) == 100)
+        streams: 100, handshake: 0.04, now: 0.04, bytes: 0) == 100)
     // Windows that would climb from a level reached step by step: only the round decides.
     var completed: Int64 = 0
     for tick in 1...40 {
@@ -416,7 +420,7 @@ struct ConcurrencyControllerRoundTests {
   ) -> (changes: [Int], controller: ConcurrencyController) {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     _ = controller.multiplexing(
-      streams: 800, perConnection: 256, handshake: 0.04, now: 0.04, bytes: 0)
+      streams: 800, handshake: 0.04, now: 0.04, bytes: 0)
     for _ in 0..<16 {
       _ = controller.answered(
         answer: 0.04, firstByte: 0.04, started: 0, now: 0.04, bytes: 0, bound: true)
@@ -451,7 +455,7 @@ struct ConcurrencyControllerRoundTests {
     var controller = ConcurrencyController(now: 0, bytes: 0)
     #expect(
       controller.multiplexing(
-        streams: 800, perConnection: 256, handshake: 0.04, now: 0.04, bytes: 0) == 256)
+        streams: 800, handshake: 0.04, now: 0.04, bytes: 0) == 256)
     for _ in 0..<16 {
       _ = controller.answered(
         answer: 0.04, firstByte: 0.04, started: 0, now: 0.04, bytes: 0, bound: true)
@@ -472,7 +476,7 @@ struct ConcurrencyControllerRoundTests {
     controller.attemptEnded(overload: true)
     #expect(controller.tick(now: 0.05, bytes: 0, bound: true) == 8)
     #expect(
-      controller.multiplexing(streams: 800, perConnection: 256, handshake: 0.04, now: 0.1, bytes: 0)
+      controller.multiplexing(streams: 800, handshake: 0.04, now: 0.1, bytes: 0)
         == nil)
     #expect(controller.limit == 8)
   }

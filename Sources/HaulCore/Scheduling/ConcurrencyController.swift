@@ -6,22 +6,25 @@
 /// at the current level have answered (a round), the level's throughput is estimated by
 /// Little's law, level ÷ median time. While a step up raised that estimate by `growthGain`
 /// (the answers did not slow down in proportion), it doubles again, and quadruples after a
-/// step that scaled nearly in proportion (`linearGain`), as a link bound by its round trip
-/// does: such a link reaches its level in a few round trips. Where answers arrive too
+/// step that scaled nearly in proportion (`linearGain`) on a link whose answers wait for a
+/// round trip (`farRoundTrip`), as such a link does: it reaches its level in a few round
+/// trips. Near a server a step scales so only by chance (the first answers of a run are
+/// slow while it gets under way), and a quadrupled level there opens connections the run
+/// does not need. Where answers arrive too
 /// slowly for rounds (large files), rates measured over windows of the run's own counts
 /// decide the same way. Once a step no longer pays, it settles on the better of the last
 /// two levels and holds there, probing one step (`probeFactor`) higher now and then, since
 /// what a server can take changes during a long run. An overload answer (429, 503) halves
 /// the level, never below `floor`, and holds it.
 ///
-/// A host that multiplexes (HTTP/2) skips the first steps: streams cost its server one
-/// connection, so the level jumps to one connection's worth of streams (`multiplexing`)
-/// where more streams can pay, on a server far enough away: told at once by a long TLS
-/// handshake, else by a first round whose answers waited for the round trip, not for each
-/// other (a near server only interleaves more answers on the connection). Not to all the
-/// host's connections', since a level past one connection makes the transport open the
-/// further ones at once (libcurl opens one for each waiting stream while they are being set
-/// up). The answers of transfers started before the jump still judge the level left; once a
+/// A host that multiplexes (HTTP/2) skips the steps: streams cost its server a few
+/// connections, so the level jumps to the streams the host allows, up to the ceiling
+/// (`multiplexing`), where more streams can pay, on a server far enough away: told at once
+/// by a long TLS handshake, else by a first round whose answers waited for the round trip
+/// (`farRoundTrip`), not for each other. A near server only interleaves more answers on its
+/// connection, and there the level climbs step by step as for any host. The transport opens
+/// the further connections one at a time, each once the others are full. The answers of
+/// transfers started before the jump still judge the level left; once a
 /// whole level of transfers started at the new one has answered, their answers per second
 /// (while the level bounds the run) judge it: against the level left's estimate when it had
 /// one, else by their spread. Answers that all took about as long (`unqueuedSpread`) are a
@@ -80,6 +83,10 @@ package struct ConcurrencyController: Sendable, Hashable {
     /// the first round's answers (`multiplexing`), since on a near server the handshake's
     /// own work (a millisecond or two) is as long as the round trip it would measure.
     package var farHandshake = 0.02
+    /// The shortest time to a first byte (seconds, the quickest of a round's answers) that
+    /// shows a link whose answers wait for its round trip: 10 ms, as `farHandshake`. Below
+    /// it a step scales in proportion only by chance and no quadrupling or jump pays.
+    package var farRoundTrip = 0.01
 
     package init() {}
   }
@@ -226,11 +233,12 @@ package struct ConcurrencyController: Sendable, Hashable {
     guard round.count >= max(configuration.minimumRound, limit / configuration.roundDivisor)
     else { return nil }
     let median = Self.median(&round)
+    let far = roundFirstByte >= configuration.farRoundTrip
     if let target = pendingJump {
       pendingJump = nil
-      // The level's answers took about as long as the quickest first byte: each waited for
-      // the round trip, not behind the others, so more at once moves more.
-      if target > limit, roundFirstByte >= median * configuration.unqueuedSpread {
+      // The level's answers took about as long as the quickest first byte, a round trip: each
+      // waited for the link, not behind the others, so more at once moves more.
+      if far, target > limit, roundFirstByte >= median * configuration.unqueuedSpread {
         return jump(to: target, now: now, bytes: bytes)
       }
     }
@@ -253,22 +261,21 @@ package struct ConcurrencyController: Sendable, Hashable {
       return gain >= configuration.keepGain
         ? nil : change(to: previous.limit, now: now, bytes: bytes)
     }
-    let factor = gain >= configuration.linearGain ? 4 : 2
+    let factor = far && gain >= configuration.linearGain ? 4 : 2
     return grow(by: factor, from: nil, now: now, bytes: bytes)
   }
 
-  /// A host multiplexes: its connections allow `streams` transfers in flight, each carrying
-  /// `perConnection`. While the level is still climbing, it jumps to one connection's worth
-  /// (up to `streams` and the ceiling) instead of climbing step by step: at once when the
-  /// connection's TLS `handshake` (seconds; `nil` when an answer told) shows a far server
-  /// (`farHandshake`), else when the current round has answered, if its answers waited for
-  /// the round trip rather than for each other (`unqueuedSpread`). Near a server, more
-  /// streams on one connection only interleave its answers. Returns the new limit when it
-  /// changed.
-  package mutating func multiplexing(
-    streams: Int, perConnection: Int, handshake: Double?, now: Double, bytes: Int64
-  ) -> Int? {
-    let target = min(streams, perConnection, configuration.ceiling)
+  /// A host multiplexes: its connections allow `streams` transfers in flight. While the
+  /// level is still climbing, it jumps there (up to the ceiling) instead of climbing step by
+  /// step: at once when the connection's TLS `handshake` (seconds; `nil` when an answer
+  /// told) shows a far server (`farHandshake`), else when the current round has answered, if
+  /// its answers waited for a round trip (`farRoundTrip`) rather than for each other
+  /// (`unqueuedSpread`). Near a server, more streams only interleave its answers. Returns
+  /// the new limit when it changed.
+  package mutating func multiplexing(streams: Int, handshake: Double?, now: Double, bytes: Int64)
+    -> Int?
+  {
+    let target = min(streams, configuration.ceiling)
     guard case .growing = phase, jumpedFrom == nil, target > limit else { return nil }
     guard let handshake, handshake >= configuration.farHandshake else {
       pendingJump = target

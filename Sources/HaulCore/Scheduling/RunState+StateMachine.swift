@@ -168,7 +168,7 @@ package struct RunStateMachine<Job, Waiter, Wake> {
   }
 
   /// `host` carries several exchanges per connection (HTTP/2): its limit counts streams,
-  /// and under `-j auto` the global limit jumps to one connection's worth of them
+  /// and under `-j auto` the global limit may jump to them
   /// (`ConcurrencyController.multiplexing`); `handshake`: the seconds its connection's TLS
   /// handshake took, when the connection told; `bytes` moved so far.
   package mutating func multiplexes(host: Int, handshake: Double? = nil, bytes: Int64, now: Double)
@@ -178,8 +178,7 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     if var controller = self.controller {
       let streams = admission.limit(for: host)
       if let changed = controller.multiplexing(
-        streams: streams, perConnection: admission.streamsPerConnection, handshake: handshake,
-        now: now, bytes: bytes)
+        streams: streams, handshake: handshake, now: now, bytes: bytes)
       {
         admission.limit = changed
       }
