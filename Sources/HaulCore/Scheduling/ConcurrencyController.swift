@@ -10,9 +10,8 @@
 /// round trip (`farRoundTrip`), as such a link does: it reaches its level in a few round
 /// trips. Near a server a step scales so only by chance (the first answers of a run are
 /// slow while it gets under way), and a quadrupled level there opens connections the run
-/// does not need. Where answers arrive too
-/// slowly for rounds (large files), rates measured over windows of the run's own counts
-/// decide the same way. Once a step no longer pays, it settles on the better of the last
+/// does not need. Where answers arrive too slowly for rounds (large files), rates measured
+/// over windows of the run's own counts decide the same way. Once a step no longer pays, it settles on the better of the last
 /// two levels and holds there, probing one step (`probeFactor`) higher now and then, since
 /// what a server can take changes during a long run. An overload answer (429, 503) halves
 /// the level, never below `floor`, and holds it.
@@ -24,10 +23,10 @@
 /// (`farRoundTrip`), not for each other. A near server only interleaves more answers on its
 /// connection, and there the level climbs step by step as for any host. The transport opens
 /// the further connections one at a time, each once the others are full. The answers of
-/// transfers started before the jump still judge the level left; once a
-/// whole level of transfers started at the new one has answered, their answers per second
-/// (while the level bounds the run) judge it: against the level left's estimate when it had
-/// one, else by their spread. Answers that all took about as long (`unqueuedSpread`) are a
+/// transfers started before the jump still judge the level left; once a whole level of
+/// transfers started at the new one has answered, their answers per second (while the level
+/// bounds the run) judge it: against the level left's estimate when it had one, else by
+/// their spread. Answers that all took about as long (`unqueuedSpread`) are a
 /// link bound by its round trip, where the climb goes on from the jump's level, its next
 /// step judged against the jump's median as any step of the climb; answers that spread out
 /// are a server working through a queue, where the level left is tried again and the better
@@ -79,7 +78,7 @@ package struct ConcurrencyController: Sendable, Hashable {
     package var unqueuedSpread = 0.5
     /// The shortest TLS handshake (seconds) that shows a server far enough away for a jump
     /// before any answer: a round trip of 10 ms or more (TLS 1.3 takes one, 1.2 two), where
-    /// one connection's streams pay whatever the server. A shorter one leaves the jump to
+    /// the host's streams pay whatever the server. A shorter one leaves the jump to
     /// the first round's answers (`multiplexing`), since on a near server the handshake's
     /// own work (a millisecond or two) is as long as the round trip it would measure.
     package var farHandshake = 0.02
