@@ -6,12 +6,14 @@
 /// at the current level have answered (a round), the level's throughput is estimated by
 /// Little's law, level ÷ median time. While a step up raised that estimate by `growthGain`
 /// (the answers did not slow down in proportion), it doubles again, and quadruples after a
-/// step that scaled nearly in proportion (`linearGain`) on a link whose answers wait for a
-/// round trip (`farRoundTrip`), as such a link does: it reaches its level in a few round
-/// trips. Near a server a step scales so only by chance (the first answers of a run are
-/// slow while it gets under way), and a quadrupled level there opens connections the run
-/// does not need. Where answers arrive too slowly for rounds (large files), rates measured
-/// over windows of the run's own counts decide the same way. Once a step no longer pays, it settles on the better of the last
+/// step that scaled nearly in proportion (`linearGain`), as a link bound by its round trip
+/// does: such a link reaches its level in a few round trips. Rounds judge only a link whose
+/// answers wait for a round trip (`farRoundTrip`). Near a server what bounds the run is its
+/// work and the client's, which the estimate does not see: a round of answers there takes
+/// a millisecond or two, and the first of a run are slow while it gets under way, so steps
+/// that scaled by chance would climb to levels that open connections the run does not need.
+/// There, and where answers arrive too slowly for rounds (large files), rates measured over
+/// windows of the run's own counts decide the same way. Once a step no longer pays, it settles on the better of the last
 /// two levels and holds there, probing one step (`probeFactor`) higher now and then, since
 /// what a server can take changes during a long run. An overload answer (429, 503) halves
 /// the level, never below `floor`, and holds it.
@@ -83,8 +85,8 @@ package struct ConcurrencyController: Sendable, Hashable {
     /// own work (a millisecond or two) is as long as the round trip it would measure.
     package var farHandshake = 0.02
     /// The shortest time to a first byte (seconds, the quickest of a round's answers) that
-    /// shows a link whose answers wait for its round trip: 10 ms, as `farHandshake`. Below
-    /// it a step scales in proportion only by chance and no quadrupling or jump pays.
+    /// shows a link whose answers wait for its round trip, where rounds judge a level: 10 ms,
+    /// as `farHandshake`. Below it windows of the run's rate judge, and no jump is taken.
     package var farRoundTrip = 0.01
 
     package init() {}
@@ -231,13 +233,21 @@ package struct ConcurrencyController: Sendable, Hashable {
     }
     guard round.count >= max(configuration.minimumRound, limit / configuration.roundDivisor)
     else { return nil }
+    guard rechecking || roundFirstByte >= configuration.farRoundTrip else {
+      // Near the server answers wait for its work and the client's, not for a round trip,
+      // and level ÷ answer time says nothing of what a level moves: windows of the run's
+      // own rate decide (`tick`). A level left by a jump is still weighed against it.
+      pendingJump = nil
+      round.removeAll(keepingCapacity: true)
+      roundFirstByte = .infinity
+      return nil
+    }
     let median = Self.median(&round)
-    let far = roundFirstByte >= configuration.farRoundTrip
     if let target = pendingJump {
       pendingJump = nil
       // The level's answers took about as long as the quickest first byte, a round trip: each
       // waited for the link, not behind the others, so more at once moves more.
-      if far, target > limit, roundFirstByte >= median * configuration.unqueuedSpread {
+      if target > limit, roundFirstByte >= median * configuration.unqueuedSpread {
         return jump(to: target, now: now, bytes: bytes)
       }
     }
@@ -260,7 +270,7 @@ package struct ConcurrencyController: Sendable, Hashable {
       return gain >= configuration.keepGain
         ? nil : change(to: previous.limit, now: now, bytes: bytes)
     }
-    let factor = far && gain >= configuration.linearGain ? 4 : 2
+    let factor = gain >= configuration.linearGain ? 4 : 2
     return grow(by: factor, from: nil, now: now, bytes: bytes)
   }
 
