@@ -13,22 +13,22 @@
 /// a millisecond or two, and the first of a run are slow while it gets under way, so steps
 /// that scaled by chance would climb to levels that open connections the run does not need.
 /// There, and where answers arrive too slowly for rounds (large files), rates measured over
-/// windows of the run's own counts decide the same way. Once a step no longer pays, it settles on the better of the last
-/// two levels and holds there, probing one step (`probeFactor`) higher now and then, since
-/// what a server can take changes during a long run. An overload answer (429, 503) halves
-/// the level, never below `floor`, and holds it.
+/// windows of the run's own counts decide the same way. Once a step no longer pays, it
+/// settles on the better of the last two levels and holds there, probing one step
+/// (`probeFactor`) higher now and then, since what a server can take changes during a long
+/// run. An overload answer (429, 503) halves the level, never below `floor`, and holds it.
 ///
 /// A host that multiplexes (HTTP/2) skips the steps: streams cost its server a few
 /// connections, so the level jumps to the streams the host allows, up to the ceiling
 /// (`multiplexing`), where more streams can pay, on a server far enough away: told at once
 /// by a long TLS handshake, else by a first round whose answers waited for the round trip
 /// (`farRoundTrip`), not for each other. A near server only interleaves more answers on its
-/// connection, and there the level climbs step by step as for any host. The transport opens
-/// the further connections one at a time, each once the others are full. The answers of
-/// transfers started before the jump still judge the level left; once a whole level of
-/// transfers started at the new one has answered, their answers per second (while the level
-/// bounds the run) judge it: against the level left's estimate when it had one, else by
-/// their spread. Answers that all took about as long (`unqueuedSpread`) are a
+/// connection, and there the run's rate judges each step as for any near host. The
+/// transport opens the further connections one at a time, each once the others are full.
+/// The answers of transfers started before the jump still judge the level left; once a
+/// whole level of transfers started at the new one has answered, their answers per second
+/// (while the level bounds the run) judge it: against the level left's estimate when it had
+/// one, else by their spread. Answers that all took about as long (`unqueuedSpread`) are a
 /// link bound by its round trip, where the climb goes on from the jump's level, its next
 /// step judged against the jump's median as any step of the climb; answers that spread out
 /// are a server working through a queue, where the level left is tried again and the better

@@ -168,7 +168,7 @@ package struct RunStateMachine<Job, Waiter, Wake> {
   }
 
   /// `host` carries several exchanges per connection (HTTP/2): its limit counts streams,
-  /// and under `-j auto` the global limit may jump to them
+  /// and under `-j auto` the global limit may jump to all of them, up to its ceiling
   /// (`ConcurrencyController.multiplexing`); `handshake`: the seconds its connection's TLS
   /// handshake took, when the connection told; `bytes` moved so far.
   package mutating func multiplexes(host: Int, handshake: Double? = nil, bytes: Int64, now: Double)
