@@ -247,7 +247,7 @@ struct ConcurrencyControllerRoundTests {
   @Test func a_jump_to_a_server_that_moves_no_more_goes_back_to_the_level_left() {
     // A handshake of 40 ms jumps at once; but the server, with no round trip, answers 8,000
     // a second one after another whatever the level: the 16 started before the jump answer
-    // as fast as the 100 after it.
+    // as fast as the 240 after it.
     let server = QueueModel(roundTrip: 0, rate: 8_000)
     var controller = ConcurrencyController(now: 0, bytes: 0)
     let outcome = run(
