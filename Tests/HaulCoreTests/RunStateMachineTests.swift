@@ -124,28 +124,23 @@ struct RunStateMachineTests {
     #expect(machine.running == 10)
   }
 
-  @Test func under_auto_a_far_host_found_to_multiplex_lifts_the_global_limit_to_its_streams() {
+  /// A host's connections (`--per-host`) and the level its streams lift `-j auto` to: 8
+  /// connections' worth of streams stop at the ceiling, one connection's below it.
+  @Test(arguments: [(perHost: 8, level: 256), (perHost: 1, level: 100)])
+  func under_auto_a_far_host_found_to_multiplex_lifts_the_global_limit_to_its_streams(
+    perHost: Int, level: Int
+  ) {
     var machine = Machine(
-      concurrency: 256, perHost: 8, retryAfterCap: 600,
+      concurrency: 256, perHost: perHost, retryAfterCap: 600,
       controller: ConcurrencyController(ceiling: 256))
     for index in 0..<300 { _ = machine.submit("j\(index)", host: 0, now: 0) }
-    #expect(machine.running == 8)
-    // The host allows 8 connections' worth of streams, and its TLS handshake took a round
-    // trip of 40 ms: the level jumps to them at once, up to the ceiling.
-    #expect(machine.multiplexes(host: 0, handshake: 0.04, bytes: 0, now: 0.04).jobs.count == 248)
-    #expect(machine.limit == 256)
-    #expect(machine.running == 256)
-  }
-
-  @Test func under_auto_a_far_host_with_one_connection_lifts_the_limit_to_its_streams() {
-    var machine = Machine(
-      concurrency: 256, perHost: 1, retryAfterCap: 600,
-      controller: ConcurrencyController(ceiling: 256))
-    for index in 0..<300 { _ = machine.submit("j\(index)", host: 0, now: 0) }
-    #expect(machine.running == 1)
-    // `--per-host 1`: one connection's streams, below the ceiling.
-    #expect(machine.multiplexes(host: 0, handshake: 0.04, bytes: 0, now: 0.04).jobs.count == 99)
-    #expect(machine.limit == 100)
+    #expect(machine.running == perHost)
+    // The TLS handshake took a round trip of 40 ms: the level jumps at once.
+    #expect(
+      machine.multiplexes(host: 0, handshake: 0.04, bytes: 0, now: 0.04).jobs.count
+        == level - perHost)
+    #expect(machine.limit == level)
+    #expect(machine.running == level)
   }
 
   @Test func under_auto_a_near_host_that_multiplexes_is_left_to_its_first_answers() {
