@@ -2,13 +2,15 @@
 #   make demo   builds, serves generated files from a local nginx, runs haul with live progress
 #   make test   installs what is missing and runs the whole test suite
 #   make interop   installs and starts real servers and proxies, runs haul against each
-#   make install PREFIX=/usr/local   installs haul, its manual page and shell completions
+#   make install PREFIX=/usr/local   installs haul, its manual page, shell completions and the
+#                                    systemd user unit of `haul serve`
 
 SWIFT ?= swift
 # Debian packages the build and the tests need (checked with dpkg, installed only if missing);
 # openssl makes the throwaway TLS certificates of the HTTPS and HTTP/2 tests; tinyproxy is
 # the forward proxy of the proxy tests, squid the https:// proxy (TLS to the proxy).
-DEB_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config nginx openssl tinyproxy squid
+DEB_PACKAGES := libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config nginx \
+  openssl tinyproxy squid
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Python packages of the S3 tests, from PyPI with the python3 on PATH (the one the tests
 # run): botocore signs requests for the differential SigV4 test, moto[server] is the S3 API
@@ -62,7 +64,7 @@ release: deps
 # runs against a local nginx.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulS3Tests|HaulCurlTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
+	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulS3Tests|HaulCurlTests|HaulServeTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
 	$(SWIFT) test --skip-build --filter 'CLITests'
 	SWIFT=$(SWIFT) ./Examples/run
 
@@ -112,12 +114,14 @@ install: deps
 	  install -d "$$root/bin" "$$root/share/man/man1" \
 	    "$$root/share/bash-completion/completions" "$$root/share/zsh/site-functions" && \
 	  install -m 755 "$$bin" "$$root/bin/haul" && \
+	  install -d "$$root/lib/systemd/user" && \
+	  sed "s|@BINDIR@|$(PREFIX)/bin|" scripts/systemd/haul.service > "$$root/lib/systemd/user/haul.service" && \
 	  "$$bin" --generate-man > "$$root/share/man/man1/haul.1" && \
 	  "$$bin" --generate-completion bash > "$$root/share/bash-completion/completions/haul" && \
 	  "$$bin" --generate-completion zsh > "$$root/share/zsh/site-functions/_haul" && \
 	  chmod 644 "$$root/share/man/man1/haul.1" "$$root/share/bash-completion/completions/haul" \
-	    "$$root/share/zsh/site-functions/_haul" && \
-	  echo "make: installed haul in $$root/bin, haul.1 and its bash and zsh completions"
+	    "$$root/share/zsh/site-functions/_haul" "$$root/lib/systemd/user/haul.service" && \
+	  echo "make: installed haul in $$root/bin, haul.1, its bash and zsh completions and the systemd user unit"
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

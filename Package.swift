@@ -9,12 +9,18 @@ let package = Package(
     .library(name: "HaulCore", targets: ["HaulCore"]),
     .library(name: "HaulCurl", targets: ["HaulCurl"]),
     .library(name: "HaulURLSession", targets: ["HaulURLSession"]),
+    .library(name: "HaulServe", targets: ["HaulServe"]),
+    .library(name: "HaulClient", targets: ["HaulClient"]),
   ],
   targets: [
     // System libraries, reached through module maps.
     .systemLibrary(
       name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     // libdispatch calls missing from Swift's Dispatch overlay (libdispatch ships with Swift).
     .systemLibrary(name: "CDispatchQueue"),
     // <sys/xattr.h> of the C library, which the Glibc module leaves out.
@@ -33,12 +39,21 @@ let package = Package(
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
     .target(name: "HaulURLSession", dependencies: ["HaulCore", "CDispatchQueue"]),
 
+    // The background service (`haul serve`): the queue of jobs, its SQLite journal, the HTTP
+    // server (libmicrohttpd) of the control socket and the API. The engine that runs a job is
+    // plugged in by the CLI (`JobEngine`), so the service names no transport.
+    .target(name: "HaulServe", dependencies: ["HaulCore", "CSQLite", "CMicroHTTPD"]),
+    // The daemon's client, for the CLI's client commands and Swift programs: HTTP over the
+    // control socket or TCP through libcurl, and the event stream as an async sequence.
+    .target(name: "HaulClient", dependencies: ["CCurl"]),
+
     // The command-line tool: argument tables, progress display, report files. It reads the
     // libcurl and OpenSSL versions for `--version` straight from the system libraries.
     .executableTarget(
       name: "haul",
       dependencies: [
-        "HaulCore", "HaulS3", "HaulCurl", "HaulURLSession", "CCurl", "CCrypto", "CMalloc",
+        "HaulCore", "HaulS3", "HaulCurl", "HaulURLSession", "HaulServe", "HaulClient", "CCurl",
+        "CCrypto", "CMalloc",
       ]),
 
     // Test doubles and fixtures: fault-injecting server, nginx, fake transport.
@@ -58,6 +73,12 @@ let package = Package(
     // S3's pure parts: SigV4 (against botocore too), endpoints, AWS configuration, documents.
     .testTarget(name: "HaulS3Tests", dependencies: ["HaulS3", "HaulCore", "HaulTestSupport"]),
     .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
+    // The service's pure parts (the queue as a state machine), its journal over a real SQLite
+    // file, its HTTP server over real sockets, and the client against it.
+    .testTarget(
+      name: "HaulServeTests",
+      dependencies: ["HaulServe", "HaulClient", "HaulCore", "HaulTestSupport"],
+      exclude: ["Fixtures"]),
     // The fixtures' own behaviour, so a failure elsewhere can be trusted to be haul's.
     .testTarget(name: "HaulTestSupportTests", dependencies: ["HaulCore", "HaulTestSupport"]),
     .testTarget(

@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 // Two small programs that embed haul's library, as docs/library.md shows: `mirror` downloads
-// every file a SHA256SUMS lists, each checked against its digest; `publish` uploads files.
+// every file a SHA256SUMS lists, each checked against its digest; `publish` uploads files;
+// `handoff` hands URLs to the daemon (`haul serve`) and, on its next start, collects what
+// finished while it was away.
 // `Examples/run` builds them and runs them against a local nginx (`make test` does).
 import Foundation
 import PackageDescription
@@ -26,5 +28,7 @@ let package = Package(
       dependencies: [
         .product(name: "HaulCore", package: haul), .product(name: "HaulCurl", package: haul),
       ]),
+    .executableTarget(
+      name: "handoff", dependencies: [.product(name: "HaulClient", package: haul)]),
   ]
 )

@@ -56,6 +56,10 @@ enum Haul {
         return try VerifyCommand(parsed).execute()
       case Commands.bench.name:
         return await BenchCommand(options: try BenchOptions(parsed)).execute()
+      case Commands.serve.name:
+        return await ServeCommand(parsed: parsed).execute()
+      case _ where Commands.serviceCommands.contains(where: { $0.name == command.name }):
+        return await ClientCommand(name: command.name, parsed: parsed).execute()
       default:
         throw UsageError("'\(command.name)' is not yet available")
       }

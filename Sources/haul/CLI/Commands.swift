@@ -205,7 +205,7 @@ enum Commands {
       """,
     ])
 
-  static let all = [run, verify, bench]
+  static let all = [run, verify, bench] + serviceCommands
 
   static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
 }

@@ -83,19 +83,9 @@ struct RunCommand {
     }
     let transport = TransportFactory.make(options.transport, options: options.transportOptions)
 
-    var schedulerOptions = options.schedulerOptions(statistics, interceptor: interceptor)
-    if let s3, let choice = options.s3 {
-      schedulerOptions.uploadStrategies = [
-        S3MultipartOptions(
-          endpoint: s3.endpoint, threshold: choice.multipartThreshold, partSize: choice.partSize,
-          partConcurrency: choice.partConcurrency, abortIncomplete: choice.abortIncomplete)
-      ]
-      schedulerOptions.headDigests = s3.endpoint
-      if options.segments == nil { schedulerOptions.segmentDefaults = s3.endpoint }
-      schedulerOptions.folderListers.append(
-        LocalFolderLister(target: S3KeyTarget(endpoint: s3.endpoint)))
-    }
-    let scheduler = Scheduler(transport: transport, options: schedulerOptions)
+    let scheduler = Scheduler(
+      transport: transport,
+      options: options.schedulerOptions(statistics, interceptor: interceptor, s3: s3))
     let display = ProgressDisplays.make(
       quiet: options.quiet || options.events,
       state: ProgressState(

@@ -198,6 +198,25 @@ struct RunOptions: Sendable {
     return options
   }
 
+  /// The options the scheduler takes, with `--s3`'s endpoint plugged in: multipart
+  /// uploads, checksums by `HEAD`, its default segments, folder uploads as keys.
+  func schedulerOptions(
+    _ statistics: ManifestStatistics, interceptor: (any RequestInterceptor)?, s3: S3Setup?
+  ) -> SchedulerOptions {
+    var options = schedulerOptions(statistics, interceptor: interceptor)
+    if let s3, let choice = self.s3 {
+      options.uploadStrategies = [
+        S3MultipartOptions(
+          endpoint: s3.endpoint, threshold: choice.multipartThreshold, partSize: choice.partSize,
+          partConcurrency: choice.partConcurrency, abortIncomplete: choice.abortIncomplete)
+      ]
+      options.headDigests = s3.endpoint
+      if segments == nil { options.segmentDefaults = s3.endpoint }
+      options.folderListers.append(LocalFolderLister(target: S3KeyTarget(endpoint: s3.endpoint)))
+    }
+    return options
+  }
+
   /// `--depth`, `--include` and `--exclude`, checked.
   static func folderOptions(_ parsed: ParsedArguments, _ values: OptionValues)
     throws(UsageError) -> FolderOptions

@@ -1,0 +1,190 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The events read from one stream and not yet taken by its consumer, and the hand-over
+/// between the stream's thread (`EventStreamReader`, which `push`es) and the consumer's task
+/// (which awaits `next`).
+///
+/// Back-pressure: at most `maxBufferedEvents` wait here. When the consumer falls that far
+/// behind, `push` blocks the stream's thread, libcurl stops reading, and the daemon, seeing
+/// its reader more than 1 MiB behind, cuts the stream; the reader reconnects after the last
+/// event it queued, so the consumer misses nothing the daemon still holds (a `gap` event
+/// says what it no longer holds).
+///
+/// Continuations and the semaphore are resumed and signalled after the lock is left, or
+/// while holding it only where that cannot block (`DispatchSemaphore.signal`).
+final class EventStreamStorage: Sendable {
+  /// The consumer waiting in `next`.
+  private typealias Waiter = CheckedContinuation<Result<DaemonEvent?, DaemonError>, Never>
+
+  private struct State {
+    var events: [DaemonEvent] = []
+    /// The index in `events` of the next event to hand out.
+    var head = 0
+    /// The consumer, waiting for an event.
+    var waiter: Waiter?
+    var started = false
+    /// The reader ended; `failure`, when set, is thrown once the buffered events are taken.
+    var finished = false
+    var failure: DaemonError?
+    var cancelled = false
+    /// The reader is blocked in `push`, waiting for room.
+    var producerWaits = false
+
+    var count: Int { events.count - head }
+
+    /// What the consumer gets now, or `nil` when it must wait. Sets `signalRoom` when a
+    /// blocked reader may go on.
+    mutating func take(signalRoom: inout Bool) -> Result<DaemonEvent?, DaemonError>? {
+      if cancelled { return .success(nil) }
+      if count > 0 {
+        let event = events[head]
+        head += 1
+        // Drop the events taken once they are half the array, so a queue that never
+        // empties does not grow.
+        if head == events.count {
+          events.removeAll(keepingCapacity: true)
+          head = 0
+        } else if head >= 256, head * 2 >= events.count {
+          events.removeFirst(head)
+          head = 0
+        }
+        if producerWaits {
+          producerWaits = false
+          signalRoom = true
+        }
+        return .success(event)
+      }
+      guard finished else { return nil }
+      defer { failure = nil }
+      return failure.map { .failure($0) } ?? .success(nil)
+    }
+  }
+
+  /// The most events held for a consumer that has not taken them yet.
+  static let maxBufferedEvents = 1024
+
+  /// Cancels the stream's transfer and back-off sleeps.
+  let control = CallControl()
+  let address: DaemonAddress
+  let since: Int64?
+  private let state = Mutex(State())
+  /// Signalled when a blocked `push` may look for room again.
+  private let room = DispatchSemaphore(value: 0)
+
+  init(address: DaemonAddress, since: Int64?) {
+    self.address = address
+    self.since = since
+  }
+
+  /// The next event, the reader's failure, or `nil` once the stream ended or the awaiting
+  /// task was cancelled (which ends the stream for good). Starts the reader on first use.
+  func next() async -> Result<DaemonEvent?, DaemonError> {
+    if Task.isCancelled {
+      cancel()
+      return .success(nil)
+    }
+    startReader()
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        var signalRoom = false
+        let ready = state.withLock { state in
+          let ready = state.take(signalRoom: &signalRoom)
+          if ready == nil {
+            precondition(state.waiter == nil, "two tasks iterate one DaemonEvents iterator")
+            state.waiter = continuation
+          }
+          return ready
+        }
+        if signalRoom { room.signal() }
+        if let ready { continuation.resume(returning: ready) }
+      }
+    } onCancel: {
+      cancel()
+    }
+  }
+
+  /// Ends the stream: the waiting consumer gets `nil`, buffered events are dropped, the
+  /// reader's transfer and sleep are stopped, and a `push` blocked for room returns `false`.
+  func cancel() {
+    let waiter = state.withLock { state -> Waiter? in
+      guard !state.cancelled else { return nil }
+      state.cancelled = true
+      state.events.removeAll()
+      state.head = 0
+      if state.producerWaits {
+        state.producerWaits = false
+        room.signal()
+      }
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume(returning: .success(nil))
+    control.cancel()
+  }
+
+  /// Hands `event` to the consumer, or queues it; blocks the calling thread (the reader's)
+  /// while the queue is full. Returns `false` once the stream is cancelled.
+  func push(_ event: DaemonEvent) -> Bool {
+    while true {
+      enum Outcome {
+        case handed(Waiter)
+        case queued, full, cancelled
+      }
+      let outcome = state.withLock { state -> Outcome in
+        if state.cancelled { return .cancelled }
+        if let waiter = state.waiter {
+          state.waiter = nil
+          return .handed(waiter)
+        }
+        if state.count < Self.maxBufferedEvents {
+          state.events.append(event)
+          return .queued
+        }
+        state.producerWaits = true
+        return .full
+      }
+      switch outcome {
+      case .handed(let waiter):
+        waiter.resume(returning: .success(event))
+        return true
+      case .queued:
+        return true
+      case .cancelled:
+        return false
+      case .full:
+        room.wait()
+      }
+    }
+  }
+
+  /// The reader ended, with `failure` to throw once the buffered events are taken, or
+  /// without (the stream was cancelled).
+  func finish(_ failure: DaemonError?) {
+    let waiter = state.withLock { state -> Waiter? in
+      state.finished = true
+      state.failure = failure
+      guard state.count == 0, let waiter = state.waiter else { return nil }
+      state.waiter = nil
+      state.failure = nil
+      return waiter
+    }
+    waiter?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+  }
+
+  /// Starts the reader's thread, once.
+  private func startReader() {
+    let first = state.withLock { state in
+      guard !state.started, !state.cancelled else { return false }
+      state.started = true
+      return true
+    }
+    guard first else { return }
+    let thread = Thread { [self] in
+      EventStreamReader(storage: self).run()
+    }
+    thread.name = "haul-client-events"
+    thread.start()
+  }
+}

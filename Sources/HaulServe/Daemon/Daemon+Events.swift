@@ -1,0 +1,144 @@
+import Foundation
+import HaulCore
+
+/// A client following `GET /v1/events`.
+struct EventSubscriber: Sendable {
+  var id: Int
+  var stream: HTTPStream
+}
+
+extension Daemon {
+  /// Queues an event for the next commit; it gets the next id.
+  func enqueueEvent(_ type: String, job: String?, data: [String: Any], in core: inout Core) {
+    let text = JSONText.encode(data)
+    core.pendingEvents.append(
+      EventRecord(id: core.nextEventID, type: type, job: job, data: text, time: Daemon.now))
+    core.nextEventID += 1
+  }
+
+  /// Commits the pending outcomes and events with `jobs`' rows in one transaction, then
+  /// sends the events to every subscriber. Called under the lock, so commits and
+  /// publications keep the events' order.
+  func flush(_ core: inout Core, jobs changed: [String] = [], inserted: String? = nil) {
+    guard
+      !core.pendingOutcomes.isEmpty || !core.pendingEvents.isEmpty || !changed.isEmpty
+        || inserted != nil
+    else { return }
+    let outcomes = core.pendingOutcomes
+    let events = core.pendingEvents
+    let records = changed.compactMap { core.jobs[$0] }
+    let insert = inserted.flatMap { core.jobs[$0] }
+    let prune = core.eventsSincePrune + events.count > configuration.eventsKept / 10
+    do throws(JournalError) {
+      try journal.write { (write: inout JournalWrite) throws(JournalError) in
+        if let insert { try write.insertJob(insert) }
+        for record in records { try write.updateJob(record) }
+        if !outcomes.isEmpty { try write.recordOutcomes(outcomes) }
+        if !events.isEmpty { try write.appendEvents(events) }
+      }
+      if prune {
+        try journal.pruneEvents(keeping: configuration.eventsKept)
+        core.eventsSincePrune = 0
+      } else {
+        core.eventsSincePrune += events.count
+      }
+    } catch {
+      // The journal cannot be written (a full disk): the events are still sent, and the
+      // outcomes stay in the files themselves; the next run of the job finds them there.
+      Self.log("journal write failed: \(error)")
+    }
+    core.pendingOutcomes.removeAll(keepingCapacity: true)
+    core.pendingEvents.removeAll(keepingCapacity: true)
+    guard !events.isEmpty, !core.subscribers.isEmpty else { return }
+    var bytes: [UInt8] = []
+    for event in events { Self.appendSSE(event, to: &bytes) }
+    send(bytes, in: &core)
+  }
+
+  /// Sends the running jobs' `progress` events: samples, without an id, never journaled.
+  func publishProgress(_ core: inout Core) {
+    guard !core.subscribers.isEmpty else { return }
+    var bytes: [UInt8] = []
+    for (id, live) in core.live.sorted(by: { $0.key < $1.key }) {
+      guard let snapshot = live.snapshot else { continue }
+      var data: [String: Any] = [
+        "job": id, "done": snapshot.finished, "failed": snapshot.failed,
+        "total": snapshot.total, "bytes": live.bytesBefore + snapshot.bytes, "rate": live.rate,
+      ]
+      if let eta = live.eta { data["eta"] = eta }
+      bytes += Array("event: progress\ndata: \(JSONText.encode(data))\n\n".utf8)
+    }
+    if !bytes.isEmpty { send(bytes, in: &core) }
+  }
+
+  /// Writes `bytes` to every subscriber; one that has fallen too far behind is cut off (it
+  /// reconnects with the last id it read) and one that went away is dropped.
+  private func send(_ bytes: [UInt8], in core: inout Core) {
+    core.subscribers.removeAll { subscriber in
+      !subscriber.stream.write(bytes)
+    }
+  }
+
+  /// Starts following the events for `stream`: every event after `lastID` the journal still
+  /// holds (first a `gap` when some are gone), then each new one as it is committed.
+  public func subscribe(after lastID: Int64?, stream: HTTPStream) {
+    core.withLock { core in
+      flush(&core)
+      var bytes = Array(": haul events\n\n".utf8)
+      if let lastID {
+        do throws(JournalError) {
+          // Pruning (not a forgotten job's holes) is what loses events a client missed.
+          let pruned = try journal.prunedEventID()
+          if lastID < pruned {
+            let oldest = try journal.oldestEventID() ?? pruned + 1
+            let gap = JSONText.encode(["after": lastID, "oldest": oldest])
+            bytes += Array("event: gap\ndata: \(gap)\n\n".utf8)
+          }
+          var after = lastID
+          while true {
+            let page = try journal.events(after: after, limit: 1000)
+            for event in page { Self.appendSSE(event, to: &bytes) }
+            guard let last = page.last, page.count == 1000 else { break }
+            after = last.id
+          }
+        } catch {
+          Self.log("cannot replay events: \(error)")
+        }
+      }
+      guard stream.write(bytes) else { return }
+      let number = (core.subscribers.map(\.id).max() ?? 0) + 1
+      core.subscribers.append(EventSubscriber(id: number, stream: stream))
+    }
+  }
+
+  /// One event as Server-Sent Events lines.
+  static func appendSSE(_ event: EventRecord, to bytes: inout [UInt8]) {
+    bytes += Array("id: \(event.id)\nevent: \(event.type)\ndata: ".utf8)
+    bytes += Array(event.data.utf8)
+    bytes += Array("\n\n".utf8)
+  }
+
+  /// A line on standard error, which systemd's journal keeps; never a secret.
+  static func log(_ line: String) {
+    FileHandle.standardError.write(Data(("haul serve: " + line + "\n").utf8))
+  }
+}
+
+/// Compact JSON text of a Foundation object, keys sorted.
+enum JSONText {
+  static func encode(_ object: Any) -> String {
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+    else { return "null" }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+extension JSONText {
+  /// The Foundation object of JSON `text` (a journaled report entry), for embedding.
+  static func object(_ text: String) -> Any {
+    (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
+      ?? NSNull()
+  }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// A thread that notices a client hanging up on a stream that has nothing to send.
+///
+/// Such a stream's connection is put aside (`MHD_suspend_connection`), and libmicrohttpd
+/// watches no socket of a connection put aside; nor would it see a hang-up before its next
+/// write. So this thread polls those sockets for `POLLRDHUP` (an event stream's client
+/// never half-closes: a FIN means it has gone) and reports each one that hangs up; the
+/// listener then ends the stream and wakes the connection, which libmicrohttpd closes.
+///
+/// The sockets to poll are asked for again after every wake-up, so a socket whose
+/// connection was woken meanwhile (and perhaps closed, its number reused) is dropped; the
+/// listener checks each report against the connections it still holds aside.
+///
+/// Threading: `refresh()` and `stop()` may be called from any thread; the state is the
+/// wake-up pipe (immutable descriptors) and an atomic flag.
+final class HTTPStreamWatcher: Sendable {
+  /// `POLLRDHUP` (Linux, `<poll.h>` with `_GNU_SOURCE`, which Swift's Glibc module leaves
+  /// out): the peer closed its end.
+  private static let peerHangUp: Int16 = 0x2000
+
+  private let wakeRead: Int32
+  private let wakeWrite: Int32
+  private let started = Atomic<Bool>(false)
+  private let stopping = Atomic<Bool>(false)
+  private let finished = DispatchSemaphore(value: 0)
+
+  /// Makes the wake-up pipe; `start` starts the thread.
+  init() throws(HTTPServerError) {
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else {
+      throw HTTPServerError(.socket, "pipe: \(String(cString: strerror(errno)))")
+    }
+    for end in ends {
+      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+    }
+    (wakeRead, wakeWrite) = (ends[0], ends[1])
+  }
+
+  /// Starts the thread. `sockets` lists the sockets to poll (it is called on the watcher's
+  /// thread and must not block); `hangUp` is told each one that hung up. Both are dropped
+  /// when the thread ends.
+  func start(
+    sockets: @escaping @Sendable () -> [Int32], hangUp: @escaping @Sendable (Int32) -> Void
+  ) {
+    guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    // The thread holds the watcher until `stop()` ends it.
+    let thread = Thread { [self] in
+      run(sockets: sockets, hangUp: hangUp)
+      finished.signal()
+    }
+    thread.name = "haul-http-watcher"
+    thread.start()
+  }
+
+  /// Makes the thread ask for the sockets again (a stream was put aside).
+  func refresh() {
+    var byte: UInt8 = 1
+    // A full pipe already holds a wake-up: nothing is lost when this write fails.
+    _ = Foundation.write(wakeWrite, &byte, 1)
+  }
+
+  /// Ends the thread, if it started, and returns once it has ended.
+  func stop() {
+    guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    if started.load(ordering: .sequentiallyConsistent) {
+      refresh()
+      finished.wait()
+    }
+    close(wakeRead)
+    close(wakeWrite)
+  }
+
+  private func run(sockets: () -> [Int32], hangUp: (Int32) -> Void) {
+    var polled: [pollfd] = []
+    while !stopping.load(ordering: .sequentiallyConsistent) {
+      polled.removeAll(keepingCapacity: true)
+      polled.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+      for socket in sockets() {
+        polled.append(pollfd(fd: socket, events: Self.peerHangUp, revents: 0))
+      }
+      guard poll(&polled, nfds_t(polled.count), -1) > 0 else { continue }
+      if polled[0].revents != 0 {
+        var drain = [UInt8](repeating: 0, count: 64)
+        while read(wakeRead, &drain, drain.count) > 0 {}
+      }
+      let gone = Self.peerHangUp | Int16(POLLHUP) | Int16(POLLERR)
+      for entry in polled.dropFirst() where entry.revents & gone != 0 {
+        hangUp(entry.fd)
+      }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+/// The journal's statements, and how a row of each table becomes a record. Every statement
+/// is prepared once per connection (`SQLiteDatabase.withStatement`).
+enum JournalSQL {
+  /// Meta keys the journal keeps for itself; `JournalWrite.setMeta` refuses them.
+  static let reservedMetaPrefix = "journal."
+  /// The largest event id ever appended, so that ids never go back when events are pruned
+  /// or deleted with their job.
+  static let lastEventIDKey = "journal.last_event_id"
+  /// The largest event id `pruneEvents` deleted up to.
+  static let prunedEventIDKey = "journal.pruned_event_id"
+
+  // MARK: Jobs
+
+  static let jobColumns = """
+    id, position, state, output, options, manifest, name, total, expected_bytes, succeeded, \
+    skipped, failed, bytes, created, started, ended
+    """
+  static let insertJob = """
+    INSERT INTO jobs (\(jobColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
+    ?13, ?14, ?15, ?16)
+    """
+  static let updateJob = """
+    UPDATE jobs SET position = ?2, state = ?3, output = ?4, options = ?5, manifest = ?6, \
+    name = ?7, total = ?8, expected_bytes = ?9, succeeded = ?10, skipped = ?11, failed = ?12, \
+    bytes = ?13, created = ?14, started = ?15, ended = ?16 WHERE id = ?1
+    """
+  static let selectJobs = "SELECT \(jobColumns) FROM jobs ORDER BY position, created, id"
+  static let selectJob = "SELECT \(jobColumns) FROM jobs WHERE id = ?1"
+  static let deleteJob = "DELETE FROM jobs WHERE id = ?1"
+
+  /// Binds `job` to `insertJob` or `updateJob`, whose parameters are numbered alike.
+  static func bind(_ job: JobRecord, to statement: SQLiteStatement) throws(JournalError) {
+    try statement.bind(job.id, at: 1)
+    try statement.bind(job.position, at: 2)
+    try statement.bind(job.state.rawValue, at: 3)
+    try statement.bind(job.output, at: 4)
+    try statement.bind(job.options, at: 5)
+    try statement.bind(job.manifest, at: 6)
+    try statement.bind(job.name, at: 7)
+    try statement.bind(job.total, at: 8)
+    try statement.bind(job.expectedBytes, at: 9)
+    try statement.bind(job.succeeded, at: 10)
+    try statement.bind(job.skipped, at: 11)
+    try statement.bind(job.failed, at: 12)
+    try statement.bind(job.bytes, at: 13)
+    try statement.bind(job.created, at: 14)
+    try statement.bind(job.started, at: 15)
+    try statement.bind(job.ended, at: 16)
+  }
+
+  /// The job on the statement's current row of `jobColumns`.
+  static func job(_ row: SQLiteStatement) throws(JournalError) -> JobRecord {
+    let id = row.string(at: 0)
+    let stateText = row.string(at: 2)
+    guard let state = JobState(rawValue: stateText) else {
+      throw JournalError(.unreadable, "job \(id) has an unknown state \"\(stateText)\"")
+    }
+    return JobRecord(
+      id: id, position: row.double(at: 1), state: state, output: row.string(at: 3),
+      options: row.string(at: 4), manifest: row.string(at: 5), name: row.string(at: 6),
+      total: Int(row.int64(at: 7)), expectedBytes: row.optionalInt64(at: 8),
+      succeeded: Int(row.int64(at: 9)), skipped: Int(row.int64(at: 10)),
+      failed: Int(row.int64(at: 11)), bytes: row.int64(at: 12), created: row.double(at: 13),
+      started: row.optionalDouble(at: 14), ended: row.optionalDouble(at: 15))
+  }
+
+  // MARK: Entries
+
+  static let entryColumns = "job, line, path, url, status, code, bytes, report"
+  /// Records an outcome, replacing the entry's earlier one (an entry is a line and a path:
+  /// a folder's line names every file its listing gave), except that `skipped` never
+  /// replaces `ok`: a job run again after a pause or a crash finds the files it fetched
+  /// complete on disk, and its report must still say they were fetched.
+  static let upsertEntry = """
+    INSERT INTO entries (\(entryColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+    ON CONFLICT (job, line, path) DO UPDATE SET url = excluded.url,
+      status = excluded.status, code = excluded.code, bytes = excluded.bytes,
+      report = excluded.report
+    WHERE NOT (entries.status = 'ok' AND excluded.status = 'skipped')
+    """
+  static let selectEntriesPage = """
+    SELECT \(entryColumns) FROM entries WHERE job = ?1 ORDER BY line, path LIMIT ?2 OFFSET ?3
+    """
+  static let selectEntriesPageByStatus = """
+    SELECT \(entryColumns) FROM entries WHERE job = ?1 AND status = ?4 ORDER BY line, path
+    LIMIT ?2 OFFSET ?3
+    """
+  static let selectEntriesAfter = """
+    SELECT \(entryColumns) FROM entries WHERE job = ?1 AND (line, path) > (?3, ?5)
+    ORDER BY line, path LIMIT ?2
+    """
+  static let selectEntriesAfterByStatus = """
+    SELECT \(entryColumns) FROM entries WHERE job = ?1 AND status = ?4
+    AND (line, path) > (?3, ?5) ORDER BY line, path LIMIT ?2
+    """
+  static let countEntries = """
+    SELECT status, count(*), sum(bytes) FROM entries WHERE job = ?1 GROUP BY status
+    """
+  static let deleteEntries = "DELETE FROM entries WHERE job = ?1"
+
+  /// The entry on the statement's current row of `entryColumns`.
+  static func entry(_ row: SQLiteStatement) throws(JournalError) -> EntryRecord {
+    let statusText = row.string(at: 4)
+    guard let status = EntryRecord.Status(rawValue: statusText) else {
+      throw JournalError(
+        .unreadable,
+        "entry \(row.int64(at: 1)) of job \(row.string(at: 0)) has an unknown status "
+          + "\"\(statusText)\"")
+    }
+    return EntryRecord(
+      job: row.string(at: 0), line: Int(row.int64(at: 1)), path: row.string(at: 2),
+      url: row.string(at: 3), status: status, code: row.optionalString(at: 5),
+      bytes: row.int64(at: 6), report: row.string(at: 7))
+  }
+
+  // MARK: Events
+
+  static let eventColumns = "id, type, job, data, time"
+  static let insertEvent = "INSERT INTO events (\(eventColumns)) VALUES (?1, ?2, ?3, ?4, ?5)"
+  static let selectEventsAfter = """
+    SELECT \(eventColumns) FROM events WHERE id > ?1 ORDER BY id LIMIT ?2
+    """
+  static let oldestEventID = "SELECT min(id) FROM events"
+  static let newestEventID = "SELECT max(id) FROM events"
+  static let deleteJobEvents = "DELETE FROM events WHERE job = ?1"
+  /// The id of the newest event that pruning to `?1` events deletes: none when fewer are held.
+  static let pruneCutoff = "SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?1"
+  /// Deletes events up to `?1`, but never the `job-ended` event of a job still listed: a
+  /// client that comes back learns how every job it can see ended.
+  static let pruneEvents = """
+    DELETE FROM events WHERE id <= ?1
+      AND NOT (type = 'job-ended' AND job IS NOT NULL AND job IN (SELECT id FROM jobs))
+    """
+
+  /// The event on the statement's current row of `eventColumns`.
+  static func event(_ row: SQLiteStatement) -> EventRecord {
+    EventRecord(
+      id: row.int64(at: 0), type: row.string(at: 1), job: row.optionalString(at: 2),
+      data: row.string(at: 3), time: row.double(at: 4))
+  }
+
+  // MARK: Meta
+
+  static let selectMeta = "SELECT value FROM meta WHERE key = ?1"
+  static let upsertMeta = """
+    INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2
+    """
+  static let deleteMeta = "DELETE FROM meta WHERE key = ?1"
+
+  // MARK: Reads shared by `Journal` and `JournalWrite`
+
+  /// The meta value of `key`.
+  static func meta(_ key: String, in database: SQLiteDatabase) throws(JournalError) -> String? {
+    try database.withStatement(selectMeta) { (statement) throws(JournalError) -> String? in
+      try statement.bind(key, at: 1)
+      return try statement.step() ? statement.string(at: 0) : nil
+    }
+  }
+
+  /// Sets (or, for `nil`, removes) the meta value of `key`.
+  static func setMeta(_ key: String, _ value: String?, in database: SQLiteDatabase)
+    throws(JournalError)
+  {
+    try database.withStatement(value == nil ? deleteMeta : upsertMeta) {
+      (statement) throws(JournalError) in
+      try statement.bind(key, at: 1)
+      if let value { try statement.bind(value, at: 2) }
+      try statement.run()
+    }
+  }
+
+  /// The one integer a statement such as `SELECT max(id)` answers, `nil` for NULL or no row.
+  static func integer(_ sql: String, in database: SQLiteDatabase) throws(JournalError) -> Int64? {
+    try database.withStatement(sql) { (statement) throws(JournalError) -> Int64? in
+      try statement.step() ? statement.optionalInt64(at: 0) : nil
+    }
+  }
+
+  /// The largest event id ever appended (0 when none): the larger of the recorded
+  /// high-water mark and the largest id held.
+  static func lastEventID(in database: SQLiteDatabase) throws(JournalError) -> Int64 {
+    let recorded = try meta(lastEventIDKey, in: database).flatMap { Int64($0) } ?? 0
+    return max(recorded, try integer(newestEventID, in: database) ?? 0)
+  }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import HaulCore
+import HaulTestSupport
+import Testing
+
+@Suite("haul serve: jobs added, waited for, paused, resumed, cancelled, against nginx")
+struct ServeTests {
+  @Test func add_wait_and_list_a_job_then_a_rerun_fetches_nothing() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      var lines: [String] = []
+      var digests: [String: String] = [:]
+      for index in 0..<20 {
+        let sha = try nginx.createFile("s/f\(index).bin", size: 20_000, seed: UInt64(index))
+        digests["f\(index).bin"] = sha
+        lines.append(
+          try manifestLine([
+            "url": nginx.url("/s/f\(index).bin").absoluteString, "sha256": sha,
+          ]))
+      }
+      try writeManifest(lines, in: directory)
+      let daemon = try ServeDaemon(in: directory)
+      let added = try await daemon.client(["add", "manifest.jsonl", "-o", "root/out", "--wait"])
+      #expect(added.status == 0, "\(added.stderr)")
+      let id = try #require(added.stdout.split(separator: "\n").first.map(String.init))
+      #expect(id.count == 16 && id.allSatisfy(\.isHexDigit))
+      #expect(added.stderr.contains("job \(id) complete: 20 ok, 0 skipped, 0 failed"))
+      for (name, sha) in digests {
+        #expect(try fileSHA256(directory.file("root/out/\(name)")) == sha)
+      }
+      let listed = try await daemon.client(["jobs"])
+      #expect(listed.stdout.contains("\(id) complete  20/20"), "\(listed.stdout)")
+
+      // The same manifest again: every file is in place, nothing is requested.
+      let gets = nginx.accessLog().count
+      let again = try await daemon.client(["add", "manifest.jsonl", "-o", "root/out", "--wait"])
+      #expect(again.status == 0, "\(again.stderr)")
+      #expect(again.stderr.contains("complete: 0 ok, 20 skipped, 0 failed"))
+      #expect(nginx.accessLog().count == gets)
+
+      let report = try await daemon.client(["status", id, "--json"])
+      #expect(try jsonObject(report.stdout)["succeeded"] as? Int == 20)
+      #expect(try await daemon.terminate()?.status == 0)
+    }
+  }
+
+  @Test func a_bad_line_refuses_the_job_with_its_line_number_and_queues_nothing() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve-bad")
+    defer { directory.remove() }
+    try writeManifest(
+      ["http://127.0.0.1:9/a", #"{"url": "ftp://x/y"}"#], in: directory)
+    let daemon = try ServeDaemon(in: directory)
+    let added = try await daemon.client(["add", "manifest.jsonl"])
+    #expect(added.status == 2)
+    #expect(added.stderr.contains("manifest:2:"), "\(added.stderr)")
+    let listed = try await daemon.client(["jobs", "--json"])
+    #expect(listed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    #expect(try await daemon.terminate()?.status == 0)
+  }
+
+  @Test func outputs_outside_the_roots_are_refused_also_through_a_symlink() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve-roots")
+    defer { directory.remove() }
+    let daemon = try ServeDaemon(in: directory)
+    try FileManager.default.createDirectory(
+      atPath: directory.file("elsewhere"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: directory.file("root/link"), withDestinationPath: directory.file("elsewhere"))
+    for output in [directory.file("elsewhere"), "root/link/inside", "root/../elsewhere"] {
+      let added = try await daemon.client(["add", "http://127.0.0.1:9/a.bin", "-o", output])
+      #expect(added.status == 2, "\(output)")
+      #expect(added.stderr.contains("outside the daemon's roots") || added.stderr.contains("'..'"))
+    }
+    #expect(try await daemon.client(["jobs", "--json"]).stdout.hasPrefix("[]"))
+    #expect(try await daemon.terminate()?.status == 0)
+  }
+
+  @Test func pause_keeps_the_partial_file_and_resume_continues_it_with_a_range() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve-pause")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      // `/slow/` sends 1 MB/s: 12 MB take seconds, long enough to pause in the middle.
+      let sha = try nginx.createFile("slow/big.bin", size: 12 << 20, seed: 7)
+      let daemon = try ServeDaemon(in: directory)
+      let id = try await daemon.add([nginx.url("/slow/big.bin").absoluteString, "-o", "root/p"])
+      let partial = directory.file("root/p/big.bin.haul-partial")
+      let deadline = Date().addingTimeInterval(20)
+      let done = directory.file("root/p/big.bin")
+      while fileSize(partial) < 1 << 20, !FileManager.default.fileExists(atPath: done),
+        Date() < deadline
+      {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      let paused = try await daemon.client(["pause", id])
+      #expect(paused.stdout.contains("\(id) paused"), "\(paused.stderr)")
+      let stopped = try await daemon.until(id) { _ in
+        !nginx.accessLog().isEmpty
+      }
+      #expect(stopped["state"] as? String == "paused")
+      let kept = fileSize(partial)
+      #expect(kept >= 1 << 20)
+      #expect(!FileManager.default.fileExists(atPath: done))
+
+      let resumed = try await daemon.client(["resume", id])
+      #expect(resumed.status == 0, "\(resumed.stderr)")
+      let waited = try await daemon.client(["wait", id])
+      #expect(waited.status == 0, "\(waited.stderr)")
+      #expect(try fileSHA256(directory.file("root/p/big.bin")) == sha)
+      let requests = nginx.accessLog(atLeast: 2).filter { $0.uri == "/slow/big.bin" }
+      #expect(requests.map(\.status) == [200, 206], "\(requests)")
+      #expect(try await daemon.terminate()?.status == 0)
+    }
+  }
+
+  @Test func cancel_removes_the_job_and_the_next_one_runs() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve-cancel")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      _ = try nginx.createFile("slow/long.bin", size: 30 << 20, seed: 1)
+      let sha = try nginx.createFile("quick.bin", size: 1000, seed: 2)
+      let daemon = try ServeDaemon(in: directory)
+      let long = try await daemon.add([nginx.url("/slow/long.bin").absoluteString, "-o", "root/c"])
+      let quick = try await daemon.add([nginx.url("/quick.bin").absoluteString, "-o", "root/c"])
+      #expect(try await daemon.job(quick)["state"] as? String == "waiting")
+      let cancelled = try await daemon.client(["cancel", long])
+      #expect(cancelled.stdout.contains("\(long) removed"))
+      let waited = try await daemon.client(["wait", long, quick])
+      // A cancelled job makes `wait` exit 1, as haul run's failures do.
+      #expect(waited.status == 1, "\(waited.stderr)")
+      #expect(waited.stderr.contains("job \(quick) complete"))
+      #expect(try fileSHA256(directory.file("root/c/quick.bin")) == sha)
+      #expect(
+        FileManager.default.fileExists(atPath: directory.file("root/c/long.bin.haul-partial")))
+      #expect(try await daemon.terminate()?.status == 0)
+    }
+  }
+
+  @Test func no_daemon_is_a_usage_error() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve-none")
+    defer { directory.remove() }
+    let result = try await HaulBinary.run(
+      ["jobs", "--socket", directory.file("nothing.sock")], in: directory)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("no daemon"))
+  }
+}
+
+/// The SHA-256 of the file at `path`, in hex.
+func fileSHA256(_ path: String) throws -> String {
+  SHA256.hex(of: try Data(contentsOf: URL(fileURLWithPath: path)))
+}
