@@ -9,6 +9,7 @@ final class ServeDaemon: @unchecked Sendable {
   // @unchecked: the process and port are set by `start` and read by the test's one task.
   let directory: TemporaryDirectory
   let arguments: [String]
+  let environment: [String: String]
   private(set) var process: RunningHaul?
   /// The TCP port, with `listen`.
   private(set) var port: Int?
@@ -22,8 +23,12 @@ final class ServeDaemon: @unchecked Sendable {
   }
 
   /// Starts a daemon whose root is `root/` of `directory`, with `extra` arguments.
-  init(in directory: TemporaryDirectory, listen: Bool = false, extra: [String] = []) throws {
+  init(
+    in directory: TemporaryDirectory, listen: Bool = false, extra: [String] = [],
+    environment: [String: String] = [:]
+  ) throws {
     self.directory = directory
+    self.environment = environment
     try FileManager.default.createDirectory(
       atPath: directory.file("root"), withIntermediateDirectories: true)
     arguments =
@@ -36,7 +41,7 @@ final class ServeDaemon: @unchecked Sendable {
 
   /// Starts (or restarts) the daemon and waits until it says it is ready.
   func start() throws {
-    let running = try HaulBinary.start(arguments, in: directory)
+    let running = try HaulBinary.start(arguments, in: directory, environment: environment)
     process = running
     let deadline = Date().addingTimeInterval(30)
     while Date() < deadline {

@@ -1,5 +1,6 @@
 import Foundation
 import HaulTestSupport
+import Synchronization
 import Testing
 
 @testable import HaulServe
@@ -135,5 +136,100 @@ import Testing
     try daemon.forget(long)
     #expect(throws: ServiceError.self) { try daemon.job(long) }
     await daemon.shutDown()
+  }
+}
+
+/// A crash after any commit: the state directory as each commit left it, restarted.
+@Suite struct DaemonCrashTests {
+  /// What the test knew when a commit happened: the jobs already answered, the files in
+  /// place, the newest event id.
+  struct Snapshot: Sendable {
+    var folder: String
+    var answered: Set<String>
+    var done: Set<String>
+  }
+
+  @Test func aRestartAfterAnyCommitHasEveryAnsweredJobAndEventIDsGoOnGrowing() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-daemon-crash")
+    defer { directory.remove() }
+    try FileManager.default.createDirectory(
+      atPath: directory.file("root"), withIntermediateDirectories: true)
+    let engine = ScriptedJobEngine(entrySeconds: 0.002)
+    let answered = Mutex<Set<String>>([])
+    let snapshots = Mutex<[Snapshot]>([])
+    var configuration = Daemon.Configuration(
+      stateDirectory: directory.file("state"), roots: try Roots([directory.file("root")]))
+    configuration.flushInterval = 0.005
+    let state = directory.file("state")
+    configuration.afterCommit = {
+      let folder = directory.file("snapshots/\(snapshots.withLock { $0.count })")
+      try? FileManager.default.createDirectory(
+        atPath: directory.file("snapshots"), withIntermediateDirectories: true)
+      try? FileManager.default.copyItem(atPath: state, toPath: folder)
+      snapshots.withLock {
+        $0.append(
+          Snapshot(
+            folder: folder, answered: answered.withLock { $0 },
+            done: engine.done.withLock { $0 }))
+      }
+    }
+    let daemon = try Daemon(configuration: configuration, engine: engine)
+    daemon.start()
+    var ids: [String] = []
+    for count in [3, 2, 4] {
+      let id =
+        try daemon.submit(
+          JobSubmission(
+            source: .urls((1...count).map { "http://127.0.0.1:9/f\($0)" }), output: nil,
+            options: JobOptions()))["id"] as! String
+      answered.withLock { _ = $0.insert(id) }
+      ids.append(id)
+    }
+    _ = try daemon.pause(ids[2])
+    _ = try daemon.cancel(ids[1])
+    _ = try daemon.resume(ids[2])
+    let deadline = Date().addingTimeInterval(30)
+    while ids.contains(where: { (try? daemon.job($0)["ended"] as? String) == nil }),
+      Date() < deadline
+    {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    await daemon.shutDown()
+    let taken = snapshots.withLock { $0 }
+    #expect(taken.count > 10)
+
+    for (index, snapshot) in taken.enumerated() {
+      let restarted = ScriptedJobEngine(entrySeconds: 0.001)
+      restarted.done.withLock { $0 = snapshot.done }
+      var again = Daemon.Configuration(
+        stateDirectory: snapshot.folder, roots: try Roots([directory.file("root")]))
+      again.flushInterval = 0.005
+      let daemon = try Daemon(configuration: again, engine: restarted)
+      let lastBefore = daemon.stats()["last_event_id"] as! Int64
+      let before = try daemon.journal.events(after: 0, limit: 100_000).map(\.id)
+      daemon.start()
+      let listed = Set(daemon.listJobs().compactMap { $0["id"] as? String })
+      #expect(snapshot.answered.isSubset(of: listed), "snapshot \(index)")
+      // Every job ends (or stays paused, as it was left), and nothing in place moves again.
+      let end = Date().addingTimeInterval(30)
+      while daemon.listJobs().contains(where: {
+        ["waiting", "active"].contains($0["state"] as? String ?? "")
+      }), Date() < end {
+        try await Task.sleep(for: .milliseconds(5))
+      }
+      #expect(
+        !daemon.listJobs().contains { ["waiting", "active"].contains($0["state"] as? String) },
+        "snapshot \(index)")
+      #expect(
+        restarted.moved.withLock { moved in
+          moved.keys.allSatisfy { !snapshot.done.contains($0) }
+        }, "snapshot \(index)")
+      // The events the snapshot held stay, and every new one comes after all of them.
+      let replay = try daemon.journal.events(after: 0, limit: 100_000).map(\.id)
+      #expect(replay.starts(with: before), "snapshot \(index)")
+      #expect(replay.dropFirst(before.count).allSatisfy { $0 > lastBefore }, "snapshot \(index)")
+      #expect(replay == replay.sorted() && Set(replay).count == replay.count)
+      await daemon.shutDown()
+    }
   }
 }

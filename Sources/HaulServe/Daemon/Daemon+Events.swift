@@ -36,6 +36,7 @@ extension Daemon {
         if !outcomes.isEmpty { try write.recordOutcomes(outcomes) }
         if !events.isEmpty { try write.appendEvents(events) }
       }
+      configuration.afterCommit?()
       if prune {
         try journal.pruneEvents(keeping: configuration.eventsKept)
         core.eventsSincePrune = 0

@@ -31,6 +31,9 @@ public final class Daemon: Sendable {
     public var progressInterval = 0.5
     /// Seconds between commits of entry outcomes.
     public var flushInterval = 0.1
+    /// Called after each commit to the journal, under the daemon's lock: the recovery tests
+    /// copy the state directory there, as a crash right after that commit would leave it.
+    package var afterCommit: (@Sendable () -> Void)?
 
     public init(stateDirectory: String, roots: Roots) {
       self.stateDirectory = stateDirectory
