@@ -62,6 +62,31 @@ struct LongNameTests {
     }
   }
 
+  @Test func a_256_byte_name_fails_path_refused_before_any_byte_and_leaves_nothing()
+    async throws
+  {
+    let directory = try TemporaryDirectory(prefix: "haul-too-long-name")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      _ = try nginx.createFile("long.bin", size: 1000, seed: 3)
+      let leaf = Self.leaf + "y"
+      #expect(leaf.utf8.count == 256)
+      try writeManifest(
+        [try manifestLine(["url": nginx.url("/long.bin").absoluteString, "path": "d/" + leaf])],
+        in: directory)
+      let run = try FaultRun(
+        try await HaulBinary.run(runArguments("curl", []), in: directory), reportIn: directory)
+      #expect(run.result.status == 1, "\(run.result.stderr)")
+      #expect(run.code(1) == "path_refused", "\(run.describe(1))")
+      #expect(nginx.accessLog().isEmpty)
+      #expect(!exists(directory.file("out/d")))
+      // A second run finds nothing to resume and fails the same way.
+      let again = try await HaulBinary.run(runArguments("curl", []), in: directory)
+      #expect(again.status == 1)
+      #expect(!exists(directory.file("out/d")))
+    }
+  }
+
   /// The name in `folder` that ends with `suffix`, if any.
   static func sideFile(in folder: String, _ suffix: String) -> String? {
     (try? FileManager.default.contentsOfDirectory(atPath: folder))?.first { $0.hasSuffix(suffix) }

@@ -77,12 +77,27 @@ package final class LocalDownload: @unchecked Sendable {
     self.listedTime = remoteTime ? listedTime : nil
     lastModified = Mutex(self.listedTime)
     self.recordsETag = recordsETag
+    try Self.checkNameLength(path, limit: directory.nameLimit)
     (folder, leaf) = try directory.folder(of: path)
     parent = folder?.descriptor ?? directory.descriptor
     names = PartialNames(leaf: leaf, limit: directory.nameLimit)
     self.directory = directory
     self.path = path
     self.durable = durable
+  }
+
+  /// Refuses a destination whose name (its last segment) is longer than the folder's file
+  /// system allows: no file could ever take it, so the entry fails before any folder is made
+  /// or any byte asked for, and leaves nothing behind.
+  static func checkNameLength(_ path: String, limit: Int) throws(TransferError) {
+    var path = path
+    let length = path.withUTF8 { bytes in
+      bytes.count - ((bytes.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1)
+    }
+    guard length > limit else { return }
+    throw TransferError(
+      .pathRefused,
+      "path \(path) names a file of \(length) bytes, over the file system's limit of \(limit)")
   }
 
   /// Whether this holds a descriptor beside the output directory's (its folder, for a path
