@@ -43,7 +43,7 @@ final class ServeDaemon: @unchecked Sendable {
   func start() throws {
     let running = try HaulBinary.start(arguments, in: directory, environment: environment)
     process = running
-    let deadline = Date().addingTimeInterval(30)
+    let deadline = Date().addingTimeInterval(120)
     while Date() < deadline {
       let log = (try? String(contentsOfFile: running.stderrPath, encoding: .utf8)) ?? ""
       if let range = log.range(of: "listening on http://127.0.0.1:") {
@@ -81,7 +81,7 @@ final class ServeDaemon: @unchecked Sendable {
 
   /// Polls job `id` until `condition` holds (at most `timeout` seconds).
   @discardableResult
-  func until(_ id: String, timeout: Double = 60, _ condition: ([String: Any]) -> Bool)
+  func until(_ id: String, timeout: Double = 180, _ condition: ([String: Any]) -> Bool)
     async throws -> [String: Any]
   {
     let deadline = Date().addingTimeInterval(timeout)

@@ -85,7 +85,7 @@ struct ServeTests {
       let daemon = try ServeDaemon(in: directory)
       let id = try await daemon.add([nginx.url("/slow/big.bin").absoluteString, "-o", "root/p"])
       let partial = directory.file("root/p/big.bin.haul-partial")
-      let deadline = Date().addingTimeInterval(20)
+      let deadline = Date().addingTimeInterval(120)
       let done = directory.file("root/p/big.bin")
       while fileSize(partial) < 1 << 20, !FileManager.default.fileExists(atPath: done),
         Date() < deadline

@@ -148,11 +148,11 @@ struct HTTPServerTests {
 
     // Then the answer is a 413 in the API's format, and the connection closes, though
     // almost all of the body was never sent.
-    let answer = client.receive(timeout: .seconds(5)) { $0.containsSubsequence("too_large") }
+    let answer = client.receive(timeout: .seconds(60)) { $0.containsSubsequence("too_large") }
     let text = String(decoding: answer.bytes, as: UTF8.self)
     #expect(text.hasPrefix("HTTP/1.1 413"))
     #expect(text.contains(#""code":"too_large""#))
-    #expect(client.waitForClose(timeout: .seconds(5)))
+    #expect(client.waitForClose(timeout: .seconds(60)))
     #expect(calls.values.isEmpty)
   }
 
@@ -181,12 +181,12 @@ struct HTTPServerTests {
       answer += client.receive(timeout: .milliseconds(5)) { _ in true }.bytes
       if !answer.isEmpty { break }
     }
-    answer += client.receive(timeout: .seconds(5)) { $0.containsSubsequence("too_large") }.bytes
+    answer += client.receive(timeout: .seconds(60)) { $0.containsSubsequence("too_large") }.bytes
 
     // Then a 413 came once the limit was passed, long before the body's end.
     #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 413"))
     #expect(sent < limit + 1024 * 1024)
-    #expect(client.waitForClose(timeout: .seconds(5)))
+    #expect(client.waitForClose(timeout: .seconds(60)))
     #expect(calls.values.isEmpty)
   }
 
@@ -231,11 +231,10 @@ struct HTTPServerTests {
     }
     trickle.start()
 
-    // Then another client is answered at once, again and again.
+    // Then another client is answered, again and again, well before the 30 s after which the
+    // slow ones would be dropped (a server they held up would answer only then).
     for _ in 0..<5 {
-      let started = ContinuousClock.now
-      #expect(try Curl.run(["http://127.0.0.1:\(port)/"]).status == 204)
-      #expect(ContinuousClock.now - started < .seconds(1))
+      #expect(try Curl.run(["--max-time", "20", "http://127.0.0.1:\(port)/"]).status == 204)
     }
     withExtendedLifetime(silent) {}
   }
@@ -253,13 +252,11 @@ struct HTTPServerTests {
     let kept = try RawSocket(tcpPort: port)
     try kept.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     #expect(
-      kept.receive(timeout: .seconds(5)) { $0.containsSubsequence("\r\n\r\n") }.closed == false)
+      kept.receive(timeout: .seconds(60)) { $0.containsSubsequence("\r\n\r\n") }.closed == false)
 
-    // Then both are closed after about the timeout.
-    let started = ContinuousClock.now
-    #expect(silent.waitForClose(timeout: .seconds(5)))
-    #expect(kept.waitForClose(timeout: .seconds(5)))
-    #expect(ContinuousClock.now - started < .seconds(4))
+    // Then both are closed by the server (the bound is for a failure only).
+    #expect(silent.waitForClose(timeout: .seconds(60)))
+    #expect(kept.waitForClose(timeout: .seconds(60)))
   }
 
   // MARK: Streams
@@ -275,7 +272,7 @@ struct HTTPServerTests {
     let port = try server.listen(host: "127.0.0.1", port: 0)
     let client = try RawSocket(tcpPort: port)
     try client.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
-    let stream = try #require(streams.waitForFirst(timeout: .seconds(5)))
+    let stream = try #require(streams.waitForFirst(timeout: .seconds(60)))
     let reasons = Recorder<HTTPStream.EndReason>()
     stream.onClose { reasons.append($0) }
 
@@ -284,7 +281,7 @@ struct HTTPServerTests {
     for index in 0..<5 {
       #expect(stream.write("data: \(index)\n\n"))
       received +=
-        client.receive(timeout: .seconds(5)) {
+        client.receive(timeout: .seconds(60)) {
           (received + $0).containsSubsequence("data: \(index)\n\n")
         }.bytes
       #expect(received.containsSubsequence("data: \(index)\n\n"))
@@ -298,13 +295,13 @@ struct HTTPServerTests {
     stream.close()
     #expect(!stream.write("data: late\n\n"))
     received +=
-      client.receive(timeout: .seconds(5)) {
+      client.receive(timeout: .seconds(60)) {
         (received + $0).containsSubsequence("\r\n0\r\n\r\n")
       }.bytes
     #expect(received.containsSubsequence("\r\n0\r\n\r\n"))
-    #expect(reasons.waitForFirst(timeout: .seconds(5)) == .finished)
+    #expect(reasons.waitForFirst(timeout: .seconds(60)) == .finished)
     try client.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
-    #expect(streams.wait(forCount: 2, timeout: .seconds(5)))
+    #expect(streams.wait(forCount: 2, timeout: .seconds(60)))
   }
 
   @Test func ends_a_stream_whose_client_hangs_up_while_nothing_is_written() throws {
@@ -318,18 +315,18 @@ struct HTTPServerTests {
     let port = try server.listen(host: "127.0.0.1", port: 0)
     let client = try RawSocket(tcpPort: port)
     try client.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
-    let stream = try #require(streams.waitForFirst(timeout: .seconds(5)))
+    let stream = try #require(streams.waitForFirst(timeout: .seconds(60)))
     let reasons = Recorder<HTTPStream.EndReason>()
     stream.onClose { reasons.append($0) }
     #expect(stream.write(": hello\n\n"))
-    _ = client.receive(timeout: .seconds(5)) { $0.containsSubsequence(": hello") }
+    _ = client.receive(timeout: .seconds(60)) { $0.containsSubsequence(": hello") }
     #expect(!stream.isClosed)
 
     // When the client goes while the stream has nothing to send.
     client.close()
 
     // Then the stream learns it without a write.
-    #expect(reasons.waitForFirst(timeout: .seconds(5)) == .clientGone)
+    #expect(reasons.waitForFirst(timeout: .seconds(60)) == .clientGone)
     #expect(stream.isClosed)
     #expect(!stream.write("data: x\n\n"))
   }
@@ -347,7 +344,7 @@ struct HTTPServerTests {
     // A client with a small receive window that never reads.
     let client = try RawSocket(tcpPort: port, receiveBuffer: 4096)
     try client.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
-    let stream = try #require(streams.waitForFirst(timeout: .seconds(5)))
+    let stream = try #require(streams.waitForFirst(timeout: .seconds(60)))
     let reasons = Recorder<HTTPStream.EndReason>()
     stream.onClose { reasons.append($0) }
 
@@ -356,7 +353,6 @@ struct HTTPServerTests {
     var written = 0
     var refused = false
     var mostHeld = 0
-    let started = ContinuousClock.now
     while written < 10 * 1024 * 1024 {
       if !stream.write(piece) {
         refused = true
@@ -365,15 +361,14 @@ struct HTTPServerTests {
       written += piece.count
       mostHeld = max(mostHeld, stream.heldCount)
     }
-    let elapsed = ContinuousClock.now - started
 
-    // Then a write is refused, none waited, and no more than the limit was ever held.
+    // Then a write is refused (a write that waited would never return: nobody reads), and
+    // no more than the limit was ever held.
     #expect(refused)
-    #expect(elapsed < .seconds(2))
     #expect(mostHeld <= limit)
     #expect(stream.heldCount == 0)
     #expect(stream.isClosed)
-    #expect(reasons.waitForFirst(timeout: .seconds(5)) == .cutOff)
+    #expect(reasons.waitForFirst(timeout: .seconds(60)) == .cutOff)
     #expect(stream.endReason == .cutOff)
     #expect(!stream.write("data: x\n\n"))
   }
@@ -413,10 +408,13 @@ struct HTTPServerTests {
 
   @Test func streams_go_on_while_handlers_block() throws {
     let streams = Recorder<HTTPStream>()
+    let entered = Atomic(0)
+    let released = Atomic(false)
     let server = HTTPServer(maxBodySize: 0) { request in
       if request.path == "/slow" {
-        // As a commit to a journal would, only longer.
-        Thread.sleep(forTimeInterval: 0.3)
+        // As a commit to a journal would, only until the test lets it go.
+        entered.add(1, ordering: .relaxed)
+        while !released.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.001) }
         return HTTPResponse(status: 204)
       }
       let stream = HTTPStream()
@@ -427,33 +425,33 @@ struct HTTPServerTests {
     let port = try server.listen(host: "127.0.0.1", port: 0)
     let client = try RawSocket(tcpPort: port)
     try client.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
-    let stream = try #require(streams.waitForFirst(timeout: .seconds(5)))
+    let stream = try #require(streams.waitForFirst(timeout: .seconds(60)))
 
-    // Given a tick written every 20 ms, and 8 clients calling the slow handler 3 times each.
+    // Given 8 clients whose calls block every one of the server's handler threads.
+    let slow = try (0..<8).map { _ in try Curl.start(["http://127.0.0.1:\(port)/slow"]) }
+    while entered.load(ordering: .relaxed) < 8 { Thread.sleep(forTimeInterval: 0.01) }
+
+    // When ticks are written to the stream,
     let ticking = Thread {
-      for index in 0..<75 {
-        stream.write("data: \(index)\n\n")
-        Thread.sleep(forTimeInterval: 0.02)
-      }
+      for index in 0..<75 { stream.write("data: \(index)\n\n") }
     }
     ticking.start()
-    let slow = try (0..<8).map { _ in try Curl.start(["http://127.0.0.1:\(port)/slow?[1-3]"]) }
 
-    // Then the ticks keep arriving: no gap near the handlers' 300 ms.
-    var arrivals: [ContinuousClock.Instant] = []
+    // Then every tick arrives while the handlers are still blocked (were the stream held up
+    // by them, none would arrive until they are let go, below).
     var received: [UInt8] = []
     for index in 0..<75 {
       let tick = "data: \(index)\n\n"
       if !received.containsSubsequence(tick) {
         received +=
-          client.receive(timeout: .seconds(5)) {
+          client.receive(timeout: .seconds(60)) {
             (received + $0).containsSubsequence(tick)
           }.bytes
       }
-      arrivals.append(.now)
     }
-    let gaps = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }
-    #expect(gaps.max() ?? .zero < .milliseconds(200))
+    #expect(received.containsSubsequence("data: 74\n\n"))
+    #expect(entered.load(ordering: .relaxed) == 8)
+    released.store(true, ordering: .relaxed)
     for run in slow { #expect(try run.finish().status == 204) }
   }
 
@@ -464,7 +462,7 @@ struct HTTPServerTests {
     let late = Recorder<HTTPStream>()
     let server = HTTPServer(maxBodySize: 0) { request in
       if request.path == "/slow" {
-        Thread.sleep(forTimeInterval: 0.5)
+        Thread.sleep(forTimeInterval: 5)
         let stream = HTTPStream()
         late.append(stream)
         return .eventStream(stream)
@@ -487,7 +485,7 @@ struct HTTPServerTests {
     for client in [idle, busy, unread] {
       try client.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
     }
-    #expect(streams.wait(forCount: 3, timeout: .seconds(5)))
+    #expect(streams.wait(forCount: 3, timeout: .seconds(60)))
     let writer = Thread {
       for stream in streams.values { stream.write("data: first\n\n") }
       while streams.values.contains(where: { !$0.isClosed }) {
@@ -498,28 +496,28 @@ struct HTTPServerTests {
     writer.start()
     let waiting = try RawSocket(tcpPort: port)
     try waiting.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-    _ = idle.receive(timeout: .seconds(5)) { $0.containsSubsequence("data: first") }
+    _ = idle.receive(timeout: .seconds(60)) { $0.containsSubsequence("data: first") }
     Thread.sleep(forTimeInterval: 0.1)
 
     // When the server stops.
-    let started = ContinuousClock.now
     server.stop()
 
-    // Then it returned promptly, every stream ended and every connection closed.
-    #expect(ContinuousClock.now - started < .seconds(1))
+    // Then it returned without waiting for the handler still at work, every stream ended
+    // and every connection closed.
+    #expect(late.values.isEmpty)
     for stream in streams.values {
       #expect(stream.isClosed)
       #expect(!stream.write("data: after\n\n"))
     }
     #expect(streams.values[0].endReason == .serverStopped)
     for client in [idle, busy, unread, waiting] {
-      #expect(client.waitForClose(timeout: .seconds(5)))
+      #expect(client.waitForClose(timeout: .seconds(60)))
     }
     // And the handler that was running ends later, its stream ended, never sent.
-    let lateStream = try #require(late.waitForFirst(timeout: .seconds(5)))
+    let lateStream = try #require(late.waitForFirst(timeout: .seconds(60)))
     let reasons = Recorder<HTTPStream.EndReason>()
     lateStream.onClose { reasons.append($0) }
-    #expect(reasons.waitForFirst(timeout: .seconds(5)) == .serverStopped)
+    #expect(reasons.waitForFirst(timeout: .seconds(60)) == .serverStopped)
     #expect(throws: HTTPServerError.self) { try server.listen(host: "127.0.0.1", port: 0) }
   }
 }
