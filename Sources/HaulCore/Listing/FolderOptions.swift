@@ -1,5 +1,5 @@
-/// How folder entries are expanded (`--depth`, `--include`, `--exclude`; see the
-/// contract's Folders).
+/// How folder entries are expanded (`--depth`, `--include`, `--exclude`; docs/manual.md,
+/// "Folders").
 package struct FolderOptions: Sendable {
   /// The deepest folder listed: 1 is the entry's own folder, 2 adds its subfolders
   /// (`--depth`). A file deeper than this below the folder (in a flat listing, such as an

@@ -57,8 +57,9 @@ extension EntryRunner {
 
   /// Sends `request` (adapted by the interceptor, redirects followed); a 401 is sent once
   /// more when the interceptor refreshed its credential, without using up a retry. The
-  /// re-sent request is an attempt of `job` all the same (SPEC: "an attempt is one try to
-  /// move the entry's bytes"): it is counted and announced with a `retry` event.
+  /// re-sent request is an attempt of `job` all the same (docs/behaviour.md, "Retry": an
+  /// attempt is one try to move the entry's bytes): it is counted and announced with a
+  /// `retry` event.
   func send(
     _ request: TransferRequest, for entry: ManifestEntry, sink: any ResponseSink,
     job: EntryJob? = nil

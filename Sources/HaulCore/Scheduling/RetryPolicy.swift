@@ -9,7 +9,8 @@ package struct RetryPolicy: Sendable, Hashable {
   package var base: Double
   /// The longest delay haul picks itself, in seconds.
   package var cap: Double
-  /// The longest `Retry-After` honoured, in seconds (SPEC: 10 minutes).
+  /// The longest `Retry-After` honoured, in seconds: 10 minutes (docs/behaviour.md,
+  /// "Retry").
   package var retryAfterCap: Double = 600
 
   package init(retries: Int, base: Double = 1, cap: Double = 60) {

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 
-/// Where the daemon keeps its state and its token, as the contract places them.
+/// Where the daemon keeps its state and its token (docs/manual.md, "The background
+/// service").
 public enum ServicePaths {
   /// `$XDG_STATE_HOME/haul`, else `~/.local/state/haul`.
   public static func stateDirectory(_ environment: [String: String]) -> String {
