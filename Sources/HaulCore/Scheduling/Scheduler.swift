@@ -135,15 +135,14 @@ public actor Scheduler {
     var source = ListingExpansion(
       entries.makeIterator(), listers: options.listers, folders: options.folders, runner: runner)
     var batch: [ManifestEntry] = []
-    var batchSize = 16
-    var parallel = false
+    var policy = FeederPolicy()
     var more = true
     var held: [ManifestEntry] = []
     while more {
       // Ended jobs are freed here, on the thread that made them (see `takeRetired`).
       _ = runner.state.takeRetired()
       batch.removeAll(keepingCapacity: true)
-      while batch.count < batchSize {
+      while batch.count < policy.batchSize {
         // Hand over what is ready before waiting for the next listing page.
         if !batch.isEmpty, source.waitsForPage { break }
         let item: ListingItem
@@ -170,7 +169,7 @@ public actor Scheduler {
         }
       }
       guard !batch.isEmpty else { continue }
-      batchSize = min(batchSize * 2, 256)
+      policy.batchRead()
       if cancelFlag.load(ordering: .relaxed) {
         for entry in batch {
           handOver.end(
@@ -180,7 +179,7 @@ public actor Scheduler {
         }
         continue
       }
-      let admissions = runner.admissions(for: batch, parallel: parallel)
+      let admissions = runner.admissions(for: batch, parallel: policy.parallel)
       var skipped = 0
       for admission in admissions {
         switch admission {
@@ -193,22 +192,21 @@ public actor Scheduler {
           held.append(entry)
         }
       }
-      // Mostly complete already (a rerun): check the next batch on every core.
-      parallel = skipped * 2 > admissions.count
+      policy.admitted(skipped: skipped, of: admissions.count)
     }
     await admitWhenLetGo(held, to: runner, handOver: &handOver)
     handOver.flush()
   }
 
   /// Checks the entries another haul process held (docs/behaviour.md, "Two runs, one
-  /// folder") again and again, from every 50 ms up to every second, until each is this
+  /// folder") again and again, as `FeederPolicy` paces it, until each is this
   /// run's to transfer or skip, or the run is cancelled. A held entry holds no slot while it
   /// waits, and the kernel lets go of a killed process's claims, so the wait ends.
   private nonisolated func admitWhenLetGo(
     _ entries: [ManifestEntry], to runner: EntryRunner, handOver: inout HandOver
   ) async {
     var held = entries
-    var pause = 0.05
+    var policy = FeederPolicy()
     while !held.isEmpty {
       handOver.flush()
       if cancelFlag.load(ordering: .relaxed) || Task.isCancelled {
@@ -220,8 +218,7 @@ public actor Scheduler {
         }
         return
       }
-      try? await Task.sleep(for: .seconds(pause))
-      pause = min(pause * 2, 1)
+      try? await Task.sleep(for: .seconds(policy.nextHeldPause()))
       let admissions = runner.admissions(for: held, parallel: false)
       held.removeAll(keepingCapacity: true)
       for admission in admissions {
