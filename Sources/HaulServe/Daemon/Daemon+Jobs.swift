@@ -291,6 +291,13 @@ extension Daemon {
       unlink(temporary)
       throw ServiceError(.io, "cannot store the manifest: \(String(cString: strerror(errno)))")
     }
+    // The rename itself survives a power cut once the folder is synced: the job's row,
+    // committed next, never names a manifest that is not there.
+    let folder = open(Self.manifestsDirectory(configuration.stateDirectory), O_RDONLY | O_DIRECTORY)
+    if folder >= 0 {
+      fsync(folder)
+      close(folder)
+    }
     return name
   }
 
