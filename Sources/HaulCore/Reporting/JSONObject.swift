@@ -4,44 +4,44 @@
 /// readable, and so that nothing has to be collected in a dictionary first. Strings are
 /// escaped as RFC 8259 asks; numbers that are not finite are written as 0 (JSON has no
 /// infinity), which never happens for the values haul writes.
-struct JSONObject {
+package struct JSONObject {
   /// The object's UTF-8 text so far, without its closing brace. Built as bytes, since
   /// `String` appends would be most of the cost of writing a large report.
-  private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+  package private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
   private var isEmpty = true
 
-  init() {
+  package init() {
     bytes.reserveCapacity(256)
   }
 
-  mutating func add(_ key: String, _ value: String) {
+  package mutating func add(_ key: String, _ value: String) {
     addKey(key)
     JSONObject.appendQuoted(value, to: &bytes)
   }
 
-  mutating func add(_ key: String, _ value: Int) {
+  package mutating func add(_ key: String, _ value: Int) {
     addKey(key)
     bytes.append(contentsOf: String(value).utf8)
   }
 
-  mutating func add(_ key: String, _ value: Int64) {
+  package mutating func add(_ key: String, _ value: Int64) {
     addKey(key)
     bytes.append(contentsOf: String(value).utf8)
   }
 
-  mutating func add(_ key: String, _ value: Bool) {
+  package mutating func add(_ key: String, _ value: Bool) {
     addKey(key)
     bytes.append(contentsOf: (value ? "true" : "false").utf8)
   }
 
   /// Adds a duration or rate, rounded to milliseconds.
-  mutating func add(_ key: String, _ value: Double) {
+  package mutating func add(_ key: String, _ value: Double) {
     addKey(key)
     bytes.append(contentsOf: JSONObject.number(value).utf8)
   }
 
   /// Adds an array of strings.
-  mutating func add(_ key: String, _ values: [String]) {
+  package mutating func add(_ key: String, _ values: [String]) {
     addKey(key)
     bytes.append(UInt8(ascii: "["))
     for (index, value) in values.enumerated() {
@@ -52,7 +52,7 @@ struct JSONObject {
   }
 
   /// Adds `json`, which must already be valid JSON text (a nested object).
-  mutating func addRaw(_ key: String, _ json: String) {
+  package mutating func addRaw(_ key: String, _ json: String) {
     addKey(key)
     bytes.append(contentsOf: json.utf8)
   }
@@ -65,7 +65,7 @@ struct JSONObject {
   }
 
   /// The finished object.
-  var json: String {
+  package var json: String {
     // Written straight into the string's storage, without a copy of `bytes` to close.
     String(unsafeUninitializedCapacity: bytes.count + 1) { buffer in
       let end = buffer.initialize(fromContentsOf: bytes)
@@ -75,7 +75,7 @@ struct JSONObject {
   }
 
   /// The finished object's UTF-8 bytes, appended to `out`.
-  func appendJSON(to out: inout [UInt8]) {
+  package func appendJSON(to out: inout [UInt8]) {
     out.append(contentsOf: bytes)
     out.append(UInt8(ascii: "}"))
   }

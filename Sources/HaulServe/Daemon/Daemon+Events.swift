@@ -9,23 +9,33 @@ struct EventSubscriber: Sendable {
 
 extension Daemon {
   /// Queues an event for the next commit; it gets the next id.
-  func enqueueEvent(_ type: String, job: String?, data: [String: Any], in core: inout Core) {
-    let text = JSONText.encode(data)
-    core.pendingEvents.append(
-      EventRecord(id: core.nextEventID, type: type, job: job, data: text, time: Daemon.now))
-    core.nextEventID += 1
+  func enqueueEvent(_ type: String, job: String?, data: [String: Any]) {
+    enqueueEvent(type, job: job, json: JSONText.encode(data))
+  }
+
+  /// Queues an event whose data is the JSON text `json`.
+  func enqueueEvent(_ type: String, job: String?, json: String) {
+    let time = Daemon.now
+    pending.withLock { pending in
+      pending.events.append(
+        EventRecord(id: pending.nextEventID, type: type, job: job, data: json, time: time))
+      pending.nextEventID += 1
+    }
   }
 
   /// Commits the pending outcomes and events with `jobs`' rows in one transaction, then
   /// sends the events to every subscriber. Called under the lock, so commits and
   /// publications keep the events' order.
   func flush(_ core: inout Core, jobs changed: [String] = [], inserted: String? = nil) {
-    guard
-      !core.pendingOutcomes.isEmpty || !core.pendingEvents.isEmpty || !changed.isEmpty
-        || inserted != nil
-    else { return }
-    let outcomes = core.pendingOutcomes
-    let events = core.pendingEvents
+    var outcomes: [EntryRecord] = []
+    var events: [EventRecord] = []
+    pending.withLock { pending in
+      swap(&outcomes, &pending.outcomes)
+      swap(&events, &pending.events)
+    }
+    guard !outcomes.isEmpty || !events.isEmpty || !changed.isEmpty || inserted != nil else {
+      return
+    }
     let records = changed.compactMap { core.jobs[$0] }
     let insert = inserted.flatMap { core.jobs[$0] }
     let prune = core.eventsSincePrune + events.count > configuration.eventsKept / 10
@@ -48,8 +58,6 @@ extension Daemon {
       // outcomes stay in the files themselves; the next run of the job finds them there.
       Self.log("journal write failed: \(error)")
     }
-    core.pendingOutcomes.removeAll(keepingCapacity: true)
-    core.pendingEvents.removeAll(keepingCapacity: true)
     guard !events.isEmpty, !core.subscribers.isEmpty else { return }
     var bytes: [UInt8] = []
     for event in events { Self.appendSSE(event, to: &bytes) }

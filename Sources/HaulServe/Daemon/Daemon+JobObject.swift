@@ -18,9 +18,10 @@ extension Daemon {
     object["ended"] = record.ended.map(Self.timestamp) ?? NSNull()
     object["eta"] = NSNull()
     if let live = core.live[record.id] {
-      object["succeeded"] = live.succeeded
-      object["skipped"] = live.skipped
-      object["failed"] = live.failed
+      let counts = pending.withLock { $0.counts[record.id] } ?? RunCounts()
+      object["succeeded"] = counts.succeeded
+      object["skipped"] = counts.skipped
+      object["failed"] = counts.failed
       object["rate"] = live.rate
       object["eta"] = live.eta ?? NSNull()
       if let snapshot = live.snapshot {

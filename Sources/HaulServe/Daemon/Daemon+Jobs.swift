@@ -56,7 +56,7 @@ extension Daemon {
         ended: nil)
       core.jobs[id] = record
       let actions = core.queue.add(id, paused: submission.paused)
-      enqueueEvent("job-added", job: id, data: jobObject(record, core: core), in: &core)
+      enqueueEvent("job-added", job: id, data: jobObject(record, core: core))
       flush(&core, inserted: id)
       perform(actions, in: &core)
       return jobObject(core.jobs[id]!, core: core)
@@ -203,7 +203,7 @@ extension Daemon {
       return [
         "jobs": core.jobs.count, "active": counts["active", default: 0],
         "waiting": counts["waiting", default: 0], "paused": counts["paused", default: 0],
-        "rate": rate, "last_event_id": core.nextEventID - 1,
+        "rate": rate, "last_event_id": pending.withLock { $0.nextEventID } - 1,
         "subscribers": core.subscribers.count,
       ]
     }
@@ -230,7 +230,7 @@ extension Daemon {
       if let event, changed {
         var record = core.jobs[id]!
         record.state = core.queue.item(id)?.state ?? record.state
-        enqueueEvent(event, job: id, data: jobObject(record, core: core), in: &core)
+        enqueueEvent(event, job: id, data: jobObject(record, core: core))
       }
       settle(id, in: &core)
       perform(actions, in: &core)

@@ -19,7 +19,8 @@ extension Daemon {
     record.ended = nil
     core.jobs[id] = record
     core.live[id] = LiveProgress(bytesBefore: record.bytes)
-    enqueueEvent("job-started", job: id, data: jobObject(record, core: core), in: &core)
+    pending.withLock { $0.counts[id] = RunCounts() }
+    enqueueEvent("job-started", job: id, data: jobObject(record, core: core))
     Self.log("job \(id) started: \(record.total) entries into \(record.output)")
     flush(&core, jobs: [id])
 
@@ -45,15 +46,16 @@ extension Daemon {
     }
   }
 
-  /// One event of a job's run, from the engine's threads.
+  /// One event of a job's run, from the engine's threads (often a curl loop's): it takes
+  /// only the `pending` lock, and its JSON is written field by field.
   private func handle(_ event: TransferEvent, of job: String) {
     switch event {
     case .started(let entry):
-      core.withLock { core in
-        enqueueEvent(
-          "entry-started", job: job,
-          data: ["job": job, "line": entry.line, "path": entry.path], in: &core)
-      }
+      var data = JSONObject()
+      data.add("job", job)
+      data.add("line", entry.line)
+      data.add("path", entry.path)
+      enqueueEvent("entry-started", job: job, json: data.json)
     case .finished(let outcome):
       // A transfer stopped with its run has not ended: the next run carries it on.
       if outcome.status == .failed, outcome.error?.code == .cancelled { return }
@@ -62,25 +64,33 @@ extension Daemon {
         status: EntryRecord.Status(rawValue: outcome.status.rawValue)!,
         code: outcome.error?.code.rawValue,
         bytes: outcome.bytes, report: ReportJSON.transfer(outcome))
-      core.withLock { core in
-        core.pendingOutcomes.append(record)
-        var data: [String: Any] = ["job": job, "line": outcome.line, "path": outcome.path]
+      var data = JSONObject()
+      data.add("job", job)
+      data.add("line", outcome.line)
+      data.add("path", outcome.path)
+      let type: String
+      switch outcome.status {
+      case .ok, .skipped:
+        type = "entry-done"
+        data.add("status", outcome.status.rawValue)
+        data.add("bytes", outcome.bytes)
+      case .failed:
+        type = "entry-failed"
+        data.add("code", outcome.error?.code.rawValue ?? "io")
+        data.add("message", outcome.error?.message ?? "")
+      }
+      let json = data.json
+      let time = Daemon.now
+      pending.withLock { pending in
+        pending.outcomes.append(record)
+        pending.events.append(
+          EventRecord(id: pending.nextEventID, type: type, job: job, data: json, time: time))
+        pending.nextEventID += 1
         switch outcome.status {
-        case .ok, .skipped:
-          data["status"] = outcome.status.rawValue
-          data["bytes"] = outcome.bytes
-          enqueueEvent("entry-done", job: job, data: data, in: &core)
-        case .failed:
-          data["code"] = outcome.error?.code.rawValue ?? "io"
-          data["message"] = outcome.error?.message ?? ""
-          enqueueEvent("entry-failed", job: job, data: data, in: &core)
+        case .ok: pending.counts[job]?.succeeded += 1
+        case .skipped: pending.counts[job]?.skipped += 1
+        case .failed: pending.counts[job]?.failed += 1
         }
-        switch outcome.status {
-        case .ok: core.live[job]?.succeeded += 1
-        case .skipped: core.live[job]?.skipped += 1
-        case .failed: core.live[job]?.failed += 1
-        }
-        if core.pendingOutcomes.count >= 4096 { flush(&core) }
       }
     case .progress(let snapshot):
       core.withLock { core in core.live[job]?.record(snapshot, at: Daemon.now) }
@@ -97,6 +107,7 @@ extension Daemon {
       flush(&core)
       core.runs[id] = nil
       core.live[id] = nil
+      pending.withLock { _ = $0.counts.removeValue(forKey: id) }
       updateCounts(id, in: &core)
       let failed = summary.failed > 0 || (core.jobs[id]?.failed ?? 0) > 0
       let actions = core.queue.runEnded(id, failed: failed, interrupted: interrupted)
@@ -129,7 +140,7 @@ extension Daemon {
     if !item.state.isEnded { record.ended = nil }
     core.jobs[id] = record
     if ends {
-      enqueueEvent("job-ended", job: id, data: jobObject(record, core: core), in: &core)
+      enqueueEvent("job-ended", job: id, data: jobObject(record, core: core))
       Self.log(
         "job \(id) \(record.state.rawValue): \(record.succeeded) ok, \(record.skipped) skipped, "
           + "\(record.failed) failed")

@@ -50,9 +50,6 @@ public final class Daemon: Sendable {
     /// The stop switch of each run going.
     var runs: [String: JobControl] = [:]
     var live: [String: LiveProgress] = [:]
-    var pendingOutcomes: [EntryRecord] = []
-    var pendingEvents: [EventRecord] = []
-    var nextEventID: Int64
     var subscribers: [EventSubscriber] = []
     var eventsSincePrune = 0
     /// Set once shutdown began: no job starts, no job is accepted.
@@ -63,6 +60,10 @@ public final class Daemon: Sendable {
   let engine: any JobEngine
   let journal: Journal
   let core: Mutex<Core>
+  /// What the engine's threads add between two commits, under a lock of its own: an
+  /// entry's end never waits for a commit in progress. Taken inside `core` or alone, never
+  /// the other way round.
+  let pending: Mutex<Pending>
   /// Ends when the daemon has shut down.
   private let stopped = Mutex<[CheckedContinuation<Void, Never>]?>([])
   private let ticker = Mutex<Task<Void, Never>?>(nil)
@@ -80,10 +81,8 @@ public final class Daemon: Sendable {
       let records = try journal.jobs()
       var jobs: [String: JobRecord] = [:]
       for record in records { jobs[record.id] = record }
-      core = Mutex(
-        Core(
-          queue: JobQueue(maxRunning: configuration.maxRunning), jobs: jobs,
-          nextEventID: try journal.lastEventID() + 1))
+      core = Mutex(Core(queue: JobQueue(maxRunning: configuration.maxRunning), jobs: jobs))
+      pending = Mutex(Pending(nextEventID: try journal.lastEventID() + 1))
     } catch {
       throw ServiceError(.io, "cannot open the journal: \(error)")
     }
@@ -155,6 +154,23 @@ public final class Daemon: Sendable {
       }
       if now { continuation.resume() }
     }
+  }
+
+  /// Entry outcomes and events not yet committed, and each running job's outcomes so far.
+  struct Pending: Sendable {
+    var outcomes: [EntryRecord] = []
+    var events: [EventRecord] = []
+    /// The id the next event gets: ids are given in the order events happen.
+    var nextEventID: Int64
+    /// The outcomes of each running job's current run.
+    var counts: [String: RunCounts] = [:]
+  }
+
+  /// How a run's entries ended so far.
+  struct RunCounts: Sendable {
+    var succeeded = 0
+    var skipped = 0
+    var failed = 0
   }
 
   /// Whether `shutDown()` began (a client's `POST /v1/shutdown`, SIGTERM).

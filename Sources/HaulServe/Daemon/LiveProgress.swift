@@ -5,10 +5,6 @@ import HaulCore
 /// the `progress` events.
 struct LiveProgress: Sendable {
   var snapshot: ProgressSnapshot?
-  /// This run's outcomes so far.
-  var succeeded = 0
-  var skipped = 0
-  var failed = 0
   /// Bytes the job had moved before this run.
   var bytesBefore: Int64 = 0
   /// (time, bytes moved in this run) samples of the last `window` seconds.
