@@ -153,7 +153,7 @@ public struct DaemonClient: Sendable {
   /// The daemon's events, after the event `since` (`nil`: from now on). Nothing is sent
   /// until the sequence is iterated; see `DaemonEvents` for reconnection, back-pressure and
   /// cancellation.
-  public func events(since: Int64? = nil) -> DaemonEvents {
-    DaemonEvents(address: address, since: since)
+  public func events(since: Int64? = nil, failuresOnly: Bool = false) -> DaemonEvents {
+    DaemonEvents(address: address, since: since, failuresOnly: failuresOnly)
   }
 }

@@ -25,14 +25,20 @@ public struct DaemonEvents: AsyncSequence, Sendable {
   /// The id after which the first connection starts (`Last-Event-ID`); `nil` for events from
   /// now on.
   public let since: Int64?
+  /// Whether the entries that started or ended well are left out (`entry-started`,
+  /// `entry-done`): what a client that follows jobs, not files, reads of a job of millions.
+  public let failuresOnly: Bool
 
-  init(address: DaemonAddress, since: Int64?) {
+  init(address: DaemonAddress, since: Int64?, failuresOnly: Bool = false) {
     self.address = address
     self.since = since
+    self.failuresOnly = failuresOnly
   }
 
   public func makeAsyncIterator() -> Iterator {
-    Iterator(subscription: EventStreamSubscription(address: address, since: since))
+    Iterator(
+      subscription: EventStreamSubscription(
+        address: address, since: since, failuresOnly: failuresOnly))
   }
 
   /// Reads one connection's events; see `DaemonEvents`.
@@ -69,8 +75,8 @@ public struct DaemonEvents: AsyncSequence, Sendable {
 final class EventStreamSubscription: Sendable {
   let storage: EventStreamStorage
 
-  init(address: DaemonAddress, since: Int64?) {
-    storage = EventStreamStorage(address: address, since: since)
+  init(address: DaemonAddress, since: Int64?, failuresOnly: Bool) {
+    storage = EventStreamStorage(address: address, since: since, failuresOnly: failuresOnly)
   }
 
   deinit {

@@ -19,9 +19,10 @@ struct DaemonRequest: Sendable {
     self.body = body
   }
 
-  /// The event stream, resumed after `lastEventID` when given.
-  static func events(after lastEventID: Int64?) -> DaemonRequest {
-    var request = DaemonRequest("GET", "/v1/events")
+  /// The event stream, resumed after `lastEventID` when given; without the entries that
+  /// started or ended well when `failuresOnly`.
+  static func events(after lastEventID: Int64?, failuresOnly: Bool = false) -> DaemonRequest {
+    var request = DaemonRequest("GET", failuresOnly ? "/v1/events?entries=failed" : "/v1/events")
     request.accept = "text/event-stream"
     request.lastEventID = lastEventID
     return request

@@ -71,7 +71,8 @@ final class EventStreamReader {
   ) -> Result<DaemonResponse, DaemonError> {
     parser.reset()
     let call = CurlCall(
-      address: storage.address, request: .events(after: parser.lastEventID),
+      address: storage.address,
+      request: .events(after: parser.lastEventID, failuresOnly: storage.failuresOnly),
       control: storage.control)
     var sawAnswer = false
     var sawEvent = false

@@ -69,13 +69,16 @@ final class EventStreamStorage: Sendable {
   let control = CallControl()
   let address: DaemonAddress
   let since: Int64?
+  /// Whether `entry-started` and `entry-done` events are left out.
+  let failuresOnly: Bool
   private let state = Mutex(State())
   /// Signalled when a blocked `push` may look for room again.
   private let room = DispatchSemaphore(value: 0)
 
-  init(address: DaemonAddress, since: Int64?) {
+  init(address: DaemonAddress, since: Int64?, failuresOnly: Bool) {
     self.address = address
     self.since = since
+    self.failuresOnly = failuresOnly
   }
 
   /// The next event, the reader's failure, or `nil` once the stream ended or the awaiting

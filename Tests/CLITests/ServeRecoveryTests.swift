@@ -116,6 +116,13 @@ struct ServeRecoveryTests {
       let ids = before.compactMap { $0["id"] as? Int }
       #expect(ids == ids.sorted() && Set(ids).count == ids.count && !ids.isEmpty)
       #expect(before.contains { $0["event"] as? String == "job-ended" })
+      #expect(before.contains { $0["event"] as? String == "entry-done" })
+      // A client that follows jobs, not files, gets the same events without the entries.
+      let jobsOnly = try Self.events(daemon, since: 0, query: "?entries=failed")
+      #expect(
+        jobsOnly.map { $0["event"] as? String }
+          == before.map { $0["event"] as? String }
+          .filter { $0 != "entry-started" && $0 != "entry-done" })
       let last = try #require(ids.last)
 
       #expect(try await daemon.terminate()?.status == 0)
@@ -132,12 +139,14 @@ struct ServeRecoveryTests {
   }
 
   /// The events after `since` that the daemon replays, read for a moment over the socket.
-  static func events(_ daemon: ServeDaemon, since: Int) throws -> [[String: Any]] {
+  static func events(_ daemon: ServeDaemon, since: Int, query: String = "") throws
+    -> [[String: Any]]
+  {
     let output = try ServeDaemon.run(
       "/usr/bin/curl",
       [
         "-s", "-N", "--max-time", "1", "--unix-socket", daemon.socket,
-        "-H", "Last-Event-ID: \(since)", "http://localhost/v1/events",
+        "-H", "Last-Event-ID: \(since)", "http://localhost/v1/events" + query,
       ])
     var events: [[String: Any]] = []
     for block in output.components(separatedBy: "\n\n") {

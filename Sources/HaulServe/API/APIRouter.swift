@@ -116,7 +116,8 @@ public struct APIRouter: Sendable {
         after = value
       }
       let stream = HTTPStream(limit: Self.eventStreamLimit)
-      daemon.subscribe(after: after, stream: stream)
+      daemon.subscribe(
+        after: after, stream: stream, failuresOnly: request.query["entries"] == "failed")
       return HTTPResponse.eventStream(stream)
     case ("POST", .shutdown):
       onShutdown()

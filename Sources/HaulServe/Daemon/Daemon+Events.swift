@@ -5,6 +5,8 @@ import HaulCore
 struct EventSubscriber: Sendable {
   var id: Int
   var stream: HTTPStream
+  /// Leaves out `entry-started` and `entry-done` (`?entries=failed`).
+  var failuresOnly: Bool
 }
 
 extension Daemon {
@@ -59,9 +61,24 @@ extension Daemon {
       Self.log("journal write failed: \(error)")
     }
     guard !events.isEmpty, !core.subscribers.isEmpty else { return }
-    var bytes: [UInt8] = []
-    for event in events { Self.appendSSE(event, to: &bytes) }
-    send(bytes, in: &core)
+    var all: [UInt8] = []
+    var failures: [UInt8] = []
+    let wantFailures = core.subscribers.contains(where: \.failuresOnly)
+    for event in events {
+      Self.appendSSE(event, to: &all)
+      if wantFailures, !Self.isEntryProgress(event.type) {
+        Self.appendSSE(event, to: &failures)
+      }
+    }
+    core.subscribers.removeAll { subscriber in
+      let bytes = subscriber.failuresOnly ? failures : all
+      return !bytes.isEmpty && !subscriber.stream.write(bytes)
+    }
+  }
+
+  /// The events `?entries=failed` leaves out: an entry started, or ended well.
+  static func isEntryProgress(_ type: String) -> Bool {
+    type == "entry-started" || type == "entry-done"
   }
 
   /// Sends the running jobs' `progress` events: samples, without an id, never journaled.
@@ -90,7 +107,7 @@ extension Daemon {
 
   /// Starts following the events for `stream`: every event after `lastID` the journal still
   /// holds (first a `gap` when some are gone), then each new one as it is committed.
-  public func subscribe(after lastID: Int64?, stream: HTTPStream) {
+  public func subscribe(after lastID: Int64?, stream: HTTPStream, failuresOnly: Bool = false) {
     core.withLock { core in
       flush(&core)
       var bytes = Array(": haul events\n\n".utf8)
@@ -106,7 +123,9 @@ extension Daemon {
           var after = lastID
           while true {
             let page = try journal.events(after: after, limit: 1000)
-            for event in page { Self.appendSSE(event, to: &bytes) }
+            for event in page where !(failuresOnly && Self.isEntryProgress(event.type)) {
+              Self.appendSSE(event, to: &bytes)
+            }
             guard let last = page.last, page.count == 1000 else { break }
             after = last.id
           }
@@ -116,7 +135,8 @@ extension Daemon {
       }
       guard stream.write(bytes) else { return }
       let number = (core.subscribers.map(\.id).max() ?? 0) + 1
-      core.subscribers.append(EventSubscriber(id: number, stream: stream))
+      core.subscribers.append(
+        EventSubscriber(id: number, stream: stream, failuresOnly: failuresOnly))
     }
   }
 

@@ -26,7 +26,7 @@ struct JobWaiter {
     var progress: [String: JobProgress] = [:]
     if !pending.isEmpty {
       do throws(DaemonError) {
-        for try await event in client.events(since: since ?? 0) {
+        for try await event in client.events(since: since ?? 0, failuresOnly: true) {
           switch event.type {
           case "job-ended":
             if let job = event.job, pending.contains(job.id) {
