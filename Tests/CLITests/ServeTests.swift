@@ -85,13 +85,8 @@ struct ServeTests {
       let daemon = try ServeDaemon(in: directory)
       let id = try await daemon.add([nginx.url("/slow/big.bin").absoluteString, "-o", "root/p"])
       let partial = directory.file("root/p/big.bin.haul-partial")
-      let deadline = Date().addingTimeInterval(120)
       let done = directory.file("root/p/big.bin")
-      while fileSize(partial) < 1 << 20, !FileManager.default.fileExists(atPath: done),
-        Date() < deadline
-      {
-        try await Task.sleep(for: .milliseconds(50))
-      }
+      _ = await whenOffPool({ fileSize(partial) >= 1 << 20 || exists(done) }, timeout: 120)
       let paused = try await daemon.client(["pause", id])
       #expect(paused.stdout.contains("\(id) paused"), "\(paused.stderr)")
       let stopped = try await daemon.until(id) { _ in
