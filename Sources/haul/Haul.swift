@@ -58,6 +58,8 @@ enum Haul {
         return await BenchCommand(options: try BenchOptions(parsed)).execute()
       case Commands.serve.name:
         return await ServeCommand(parsed: parsed).execute()
+      case Commands.page.name:
+        return PageCommand(parsed: parsed).execute()
       case _ where Commands.serviceCommands.contains(where: { $0.name == command.name }):
         return await ClientCommand(name: command.name, parsed: parsed).execute()
       default:

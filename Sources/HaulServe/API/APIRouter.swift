@@ -27,6 +27,8 @@ public struct APIRouter: Sendable {
 
   /// What a request's path names.
   enum Route: Equatable {
+    /// `/`: haul's own page (`PageRoute`).
+    case page
     case jobs
     case job(String)
     /// `/v1/jobs/ID/NAME`: `entries`, `report`, `pause`, `resume`, `cancel`.
@@ -37,6 +39,10 @@ public struct APIRouter: Sendable {
     case unknown
 
     init(_ path: String) {
+      if path == "/" {
+        self = .page
+        return
+      }
       let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
       guard parts.first == "v1" else {
         self = .unknown
@@ -56,6 +62,8 @@ public struct APIRouter: Sendable {
 
   private func route(_ request: HTTPRequest) throws(ServiceError) -> HTTPResponse {
     switch (request.method, Route(request.path)) {
+    case ("GET", .page):
+      return PageRoute.response()
     case ("POST", .jobs):
       return Self.json(201, try daemon.submit(submission(request)))
     case ("GET", .jobs):

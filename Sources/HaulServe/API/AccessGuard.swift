@@ -18,24 +18,46 @@ public struct AccessGuard: Sendable {
 
   /// Why `request` is refused, or nil when it may go on.
   func refusal(_ request: HTTPRequest) -> ServiceError? {
+    guard case .tcp = request.listener else { return nil }
+    if let refusal = placeRefusal(request) { return refusal }
+    // The page (`GET /`) holds no secret: it asks for the token itself.
+    if request.method == "GET", request.path == "/" { return nil }
+    guard let authorization = request.headers["authorization"],
+      authorization.hasPrefix("Bearer "),
+      accepts(token: authorization.dropFirst(7))
+    else {
+      return ServiceError(.unauthorized, "a bearer token is required (haul page prints it)")
+    }
+    return nil
+  }
+
+  /// Why a TCP `request` is refused for where it comes from, before any token is read: a
+  /// `Host` that does not name the listener, or an `Origin` that is neither the listener's
+  /// own nor allowed. A listener that carries the token elsewhere (the aria2 JSON-RPC port,
+  /// in each call's parameters) checks this alone, then the token with `accepts(token:)`.
+  func placeRefusal(_ request: HTTPRequest) -> ServiceError? {
     guard case .tcp(let host, let port) = request.listener else { return nil }
     let names = Self.names(host: host, port: port)
     guard let given = request.headers["host"]?.lowercased(), names.contains(given) else {
       return ServiceError(.forbidden, "the request's Host is not this daemon's")
     }
-    if let origin = request.headers["origin"]?.lowercased(),
-      !allowedOrigins.contains(origin),
-      !names.contains(where: { origin == "http://" + $0 })
-    {
-      return ServiceError(.forbidden, "requests from origin \(origin) are not allowed")
-    }
-    guard let authorization = request.headers["authorization"],
-      authorization.hasPrefix("Bearer "),
-      Self.equalInConstantTime(Array(authorization.utf8.dropFirst(7)), token)
-    else {
-      return ServiceError(.unauthorized, "a bearer token is required (haul page prints it)")
+    if let origin = request.headers["origin"], !allows(origin: origin, host: host, port: port) {
+      return ServiceError(.forbidden, "requests from origin \(origin.lowercased()) are not allowed")
     }
     return nil
+  }
+
+  /// Whether a browser's `Origin` may call the listener on `host`:`port`: the listener's
+  /// own, or one `--allow-origin` names.
+  func allows(origin: String, host: String, port: Int) -> Bool {
+    let origin = origin.lowercased()
+    return allowedOrigins.contains(origin)
+      || Self.names(host: host, port: port).contains { origin == "http://" + $0 }
+  }
+
+  /// Whether `given` is the token, compared in constant time.
+  func accepts(token given: Substring) -> Bool {
+    Self.equalInConstantTime(Array(given.utf8), token)
   }
 
   /// The `Host` values that name a listener on `host`:`port`: its address, and on a

@@ -65,13 +65,28 @@ struct ServeCommand {
       daemon: daemon, access: AccessGuard(token: setup.token, allowedOrigins: setup.origins),
       onShutdown: stop)
     let server = HTTPServer(maxBodySize: setup.maxRequestSize) { router.respond($0) }
+    // aria2's JSON-RPC on its own listener, with the same token, Host and Origin rules.
+    let aria2 = Aria2Endpoint(
+      rpc: Aria2RPC(
+        daemon: daemon, access: AccessGuard(token: setup.token, allowedOrigins: setup.origins),
+        onShutdown: stop))
+    let aria2Server = HTTPServer(maxBodySize: setup.maxRequestSize) { aria2.respond($0) }
     do {
       try server.listen(unixSocket: setup.socket)
       if let (host, port) = setup.listen {
         let bound = try server.listen(host: host, port: port)
         Console.error("haul serve: listening on http://\(Self.hostText(host)):\(bound)/\n")
+        // For `haul page`, which prints the page's address.
+        try ListenFile.write(state: setup.state, address: "\(Self.hostText(host)):\(bound)")
+      }
+      if let (host, port) = setup.aria2 {
+        let bound = try aria2Server.listen(host: host, port: port)
+        Console.error(
+          "haul serve: aria2 JSON-RPC on http://\(Self.hostText(host)):\(bound)/jsonrpc\n")
       }
     } catch {
+      aria2Server.stop()
+      server.stop()
       Console.error("haul serve: cannot listen: \(error)\n")
       return .usage
     }
@@ -90,7 +105,9 @@ struct ServeCommand {
     await daemon.waitUntilStopped()
     SystemdNotifier.stopping()
     server.stop()
+    aria2Server.stop()
     unlink(setup.socket)
+    if setup.listen != nil { ListenFile.remove(state: setup.state) }
     for source in sources { source.cancel() }
     Console.error("haul serve: stopped\n")
     return .ok
@@ -126,6 +143,8 @@ struct ServeCommand {
     var token: String
     var origins: [String]
     var listen: (String, Int)?
+    /// `--aria2-rpc`: where aria2's JSON-RPC listens.
+    var aria2: (String, Int)?
     var maxRequestSize: Int
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
@@ -151,21 +170,36 @@ struct ServeCommand {
         maxRequestSize = Int(try OptionValues(command: "serve").size("max-request-size", text))
       }
       if let text = parsed.value("listen") {
-        guard let colon = text.lastIndex(of: ":"),
-          let port = Int(text[text.index(after: colon)...]),
-          (0...65535).contains(port)
-        else { throw UsageError("--listen must be ADDR:PORT, not '\(text)'", command: "serve") }
-        var host = String(text[..<colon])
+        listen = try Self.address(text, option: "listen", parsed)
+      }
+      if let text = parsed.value("aria2-rpc") {
+        aria2 = try Self.address(text, option: "aria2-rpc", parsed)
+      }
+    }
+
+    /// `[ADDR:]PORT` (`6800`, `127.0.0.1:6800`, `[::1]:6800`): a loopback address unless
+    /// `--listen-public` is given; no address is 127.0.0.1.
+    static func address(
+      _ text: String, option: String, _ parsed: ParsedArguments
+    ) throws(UsageError) -> (String, Int) {
+      var host = "127.0.0.1"
+      var portText = Substring(text)
+      if let colon = text.lastIndex(of: ":") {
+        host = String(text[..<colon])
+        portText = text[text.index(after: colon)...]
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.isEmpty { host = "127.0.0.1" }
-        let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
-        guard loopback || parsed.has("listen-public") else {
-          throw UsageError(
-            "--listen '\(text)' is not a loopback address; add --listen-public to serve other "
-              + "hosts (the token then guards the daemon alone)", command: "serve")
-        }
-        listen = (host == "localhost" ? "127.0.0.1" : host, port)
       }
+      guard let port = Int(portText), (0...65535).contains(port) else {
+        throw UsageError("--\(option) must be [ADDR:]PORT, not '\(text)'", command: "serve")
+      }
+      let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
+      guard loopback || parsed.has("listen-public") else {
+        throw UsageError(
+          "--\(option) '\(text)' is not a loopback address; add --listen-public to serve other "
+            + "hosts (the token then guards the daemon alone)", command: "serve")
+      }
+      return (host == "localhost" ? "127.0.0.1" : host, port)
     }
   }
 }

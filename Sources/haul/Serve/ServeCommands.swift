@@ -44,6 +44,9 @@ extension Commands {
         "listen", value: "ADDR:PORT", help: "also serve the API on TCP (loopback only)"),
       OptionSpec("listen-public", help: "let --listen take an address that is not loopback"),
       OptionSpec(
+        "aria2-rpc", value: "[ADDR:]PORT",
+        help: "also serve aria2's JSON-RPC at /jsonrpc (aria2's port is 6800; loopback only)"),
+      OptionSpec(
         "token-file", value: "FILE",
         help: "the TCP token (default: state-dir/token, made at first start)"),
       OptionSpec(
@@ -145,7 +148,29 @@ extension Commands {
     description: ["Asks the daemon to stop; its unfinished jobs carry on at its next start."],
     options: [socket, help], epilogue: [])
 
+  static let page = CommandSpec(
+    name: "page", summary: "print the address of the daemon's page, with its token",
+    argument: "",
+    description: [
+      """
+      Prints http://ADDR:PORT/#token=TOKEN: open it in a browser on this machine. The address
+      is the one haul serve --listen wrote into its state directory (the file listen), the
+      token its state directory's token. The page keeps the token for the tab only and
+      removes it from the address bar; the daemon never prints it.
+      """
+    ],
+    options: [
+      OptionSpec(
+        "state-dir", value: "DIR",
+        help: "the daemon's state directory (default: $XDG_STATE_HOME/haul)"),
+      OptionSpec(
+        "listen", value: "ADDR:PORT",
+        help: "the daemon's TCP address (default: the one it wrote into state-dir/listen)"),
+      help,
+    ],
+    epilogue: ["Exit status: 0 printed, 2 no address or no token found."])
+
   static let serviceCommands = [
-    serve, add, jobs, status, pause, resume, cancel, wait, events, stop,
+    serve, add, jobs, status, pause, resume, cancel, wait, events, stop, page,
   ]
 }
