@@ -120,6 +120,18 @@ final class ServeDaemon: @unchecked Sendable {
     return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
   }
 
+  /// Changes job `id`'s options (`PATCH /v1/jobs/ID` on the control socket, as a client
+  /// library would); `options` is their JSON object's text.
+  func patch(_ id: String, options: String) throws {
+    let output = try Self.run(
+      "/usr/bin/curl",
+      [
+        "-s", "-o", "/dev/null", "-w", "%{http_code}", "--unix-socket", socket, "-X", "PATCH",
+        "--data-binary", "{\"options\": \(options)}", "http://localhost/v1/jobs/\(id)",
+      ])
+    #expect(output == "200", "PATCH answered \(output)")
+  }
+
   /// The finished files in `folder` (no partial or hidden ones).
   static func filesInPlace(_ folder: String) -> Int {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

@@ -16,15 +16,16 @@ struct ServeRecoveryTests {
         digests["f\(index).bin"] = try nginx.createFile(name, size: 2000, seed: UInt64(index))
         lines.append(nginx.url("/" + name).absoluteString)
       }
-      let bigSHA = try nginx.createFile("slow/large.bin", size: 12 << 20, seed: 99)
+      let bigSHA = try nginx.createFile("k/large.bin", size: 12 << 20, seed: 99)
       try writeManifest(lines, named: "small.txt", in: directory)
       let daemon = try ServeDaemon(in: directory, extra: ["-j", "4"])
+      // Its own rate cap makes the large file take a minute, so a busy test pool cannot
+      // make the kill late; raised after the restart, the rest is quick.
       let large = try await daemon.add([
-        nginx.url("/slow/large.bin").absoluteString, "-o", "root/k",
+        nginx.url("/k/large.bin").absoluteString, "-o", "root/k", "--max-rate", "200K",
       ])
       let small = try await daemon.add(["small.txt", "-o", "root/k"])
-      // Mid-way through the large file (1 MB/s), with the small job still queued behind it.
-      // Watched from a thread of its own: a busy test pool must not make the kill late.
+      // Mid-way through the large file, with the small job still queued behind it.
       let partial = directory.file("root/k/large.bin.haul-partial")
       let done = directory.file("root/k/large.bin")
       _ = await whenOffPool(
@@ -35,18 +36,21 @@ struct ServeRecoveryTests {
       #expect(!FileManager.default.fileExists(atPath: done))
 
       try daemon.start()
+      try daemon.patch(large, options: #"{"max-rate": "1G"}"#)
       let waited = try await daemon.client(["wait", large, small], timeout: 180)
       #expect(waited.status == 0, "\(waited.stderr)")
       #expect(try fileSHA256(directory.file("root/k/large.bin")) == bigSHA)
       for (name, sha) in digests {
         #expect(try fileSHA256(directory.file("root/k/\(name)")) == sha, "\(name)")
       }
-      // The large file resumed with a range; no small file was fetched twice.
+      // The large file resumed with ranges (after the kill, and after its run restarted
+      // with the new cap), never from the first byte; no small file was fetched twice.
       let log = nginx.accessLog(atLeast: 2002)
-      let large200 = log.filter { $0.uri == "/slow/large.bin" && $0.status == 200 }
-      let large206 = log.filter { $0.uri == "/slow/large.bin" && $0.status == 206 }
+      let large200 = log.filter { $0.uri == "/k/large.bin" && $0.status == 200 }
+      let large206 = log.filter { $0.uri == "/k/large.bin" && $0.status == 206 }
       #expect(
-        large200.count == 1 && large206.count == 1, "\(log.filter { $0.uri.hasPrefix("/slow") })")
+        large200.count == 1 && !large206.isEmpty,
+        "\(log.filter { $0.uri == "/k/large.bin" })")
       var seen: [String: Int] = [:]
       for entry in log where entry.uri.hasPrefix("/m/") { seen[entry.uri, default: 0] += 1 }
       #expect(seen.count == 2000)
