@@ -8,7 +8,7 @@ import Testing
 @Suite("aria2 JSON-RPC: aria2p drives haul")
 struct Aria2pTests {
   @Test func aria2p_adds_lists_pauses_resumes_removes_and_reads_files() async throws {
-    let check = try Aria2Python.run(["-c", "import aria2p"])
+    let check = try python3(["-c", "import aria2p"])
     try #require(
       check.status == 0,
       "aria2p is missing: PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install aria2p")
@@ -22,7 +22,7 @@ struct Aria2pTests {
       defer { if daemon.process?.isRunning == true { daemon.process?.send(SIGKILL) } }
       let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("aria2/aria2p_drive.py").path
-      let run = try Aria2Python.run([
+      let run = try python3([
         script, String(haul.port), haul.secret, nginx.url("/a/complete.bin").absoluteString,
         "200000",
         nginx.url("/a/slow.bin").absoluteString,
@@ -34,21 +34,5 @@ struct Aria2pTests {
           == fileSHA256(nginx.root + "/a/complete.bin"))
       #expect(try await daemon.terminate()?.status == 0)
     }
-  }
-}
-
-/// python3 on PATH, its output and errors together.
-enum Aria2Python {
-  static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3"] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 }

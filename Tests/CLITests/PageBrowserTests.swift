@@ -39,7 +39,7 @@ struct PageBrowserTests {
       let page = try await HaulBinary.run(["page", "--state-dir", daemon.state], in: directory)
       #expect(page.status == 0, "\(page.stderr)")
       let address = page.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-      let checked = try Self.python(
+      let checked = try python3(
         [
           Self.script, address, HaulBinary.path, daemon.socket, directory.path, slow, failedID,
           nginx.url("/slow/next.bin").absoluteString, nginx.url("/small/f1.bin").absoluteString,
@@ -55,19 +55,5 @@ struct PageBrowserTests {
       #expect(listed.stdout.components(separatedBy: "\"id\"").count - 1 == 4, "\(listed.stdout)")
       #expect(try await daemon.terminate()?.status == 0)
     }
-  }
-
-  /// Runs python3 with `arguments`: its exit status and its output and errors together.
-  static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3"] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 }

@@ -150,3 +150,18 @@ final class ServeDaemon: @unchecked Sendable {
     return String(decoding: data, as: UTF8.self)
   }
 }
+
+/// Runs python3 on PATH with `arguments` (a test's client script): its exit status, and its
+/// output and errors together.
+func python3(_ arguments: [String]) throws -> (status: Int32, output: String) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = ["python3"] + arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  process.standardError = pipe
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
