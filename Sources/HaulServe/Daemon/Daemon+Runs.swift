@@ -32,7 +32,10 @@ extension Daemon {
       spec = JobSpec(
         id: id, manifestPath: record.manifest,
         output: try configuration.roots.resolve(record.output),
-        options: JobOptions.fromJSONText(record.options))
+        options: JobOptions.fromJSONText(record.options),
+        statistics: ManifestStatistics(
+          entries: record.total, knownBytes: record.expectedBytes ?? 0,
+          entriesWithoutSize: record.expectedBytes == nil ? 1 : 0))
     } catch {
       Task.detached { self.runEnded(id, refused: error) }
       return

@@ -25,11 +25,19 @@ public struct JobSpec: Sendable, Equatable {
   public var output: String
   /// The job's options by their `haul run` names (`max-rate`, `header`…).
   public var options: JobOptions
+  /// What the manifest held when the job was checked, for a run: the manifest is the
+  /// daemon's own copy and never changes, so a run need not read it twice. `nil` before
+  /// the check.
+  public var statistics: ManifestStatistics?
 
-  public init(id: String, manifestPath: String, output: String, options: JobOptions) {
+  public init(
+    id: String, manifestPath: String, output: String, options: JobOptions,
+    statistics: ManifestStatistics? = nil
+  ) {
     self.id = id
     self.manifestPath = manifestPath
     self.output = output
     self.options = options
+    self.statistics = statistics
   }
 }

@@ -41,10 +41,14 @@ struct ServeEngine: JobEngine {
     do throws(ServiceError) {
       options = try runOptions(job)
       s3 = try s3Setup(options)
-      do throws(ManifestError) {
-        statistics = try manifest(job, options, s3, checking: true).validate()
-      } catch {
-        throw ServiceError(.manifest, error.description)
+      if let known = job.statistics {
+        statistics = known
+      } else {
+        do throws(ManifestError) {
+          statistics = try manifest(job, options, s3, checking: true).validate()
+        } catch {
+          throw ServiceError(.manifest, error.description)
+        }
       }
     } catch {
       // The job was checked when it was added; what fails now (a credential that went
