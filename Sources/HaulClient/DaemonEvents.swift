@@ -4,7 +4,7 @@
 /// Each iterator opens a connection of its own, on a thread of its own, at its first `next()`,
 /// and hands out each event as soon as its bytes arrive.
 ///
-/// - Reconnection: after a cut (the daemon drops a reader that falls more than 1 MiB behind)
+/// - Reconnection: after a cut (the daemon drops a reader that falls too far behind)
 ///   or a daemon restart, it reconnects by itself with `Last-Event-ID` set to the last event
 ///   it took, so events go on where they stopped; the daemon sends a `gap` event first when
 ///   it no longer holds some. It waits 0.1 s before reconnecting, doubling up to 2 s while

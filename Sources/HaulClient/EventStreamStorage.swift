@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Back-pressure: at most `maxBufferedEvents` wait here. When the consumer falls that far
 /// behind, `push` blocks the stream's thread, libcurl stops reading, and the daemon, seeing
-/// its reader more than 1 MiB behind, cuts the stream; the reader reconnects after the last
+/// its reader too far behind (docs/service.md, "Events"), cuts the stream; the reader reconnects after the last
 /// event it queued, so the consumer misses nothing the daemon still holds (a `gap` event
 /// says what it no longer holds).
 ///

@@ -62,8 +62,8 @@ public final class HTTPStream: Sendable {
     }
   }
 
-  /// The default `limit`: how far a reader of events may fall behind (docs/service.md,
-  /// "Events": a reader more than 1 MiB behind is cut off).
+  /// The default `limit`: how far a reader may fall behind before it is cut off. The
+  /// events stream sets its own (`APIRouter.eventStreamLimit`).
   public static let defaultLimit = 1 << 20
 
   private let state: Mutex<State>
