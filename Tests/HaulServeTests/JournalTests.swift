@@ -111,6 +111,7 @@ struct JournalTests {
     let journal = try Journal(path: scratch.file("journal.db"), fsync: false)
     defer { journal.close() }
     let id = "0123456789abcdef"
+    #expect(try !journal.hasEntries(job: id))
     let statuses: [EntryRecord.Status] = [.ok, .failed, .skipped, .ok, .ok, .failed, .ok]
     let outcomes = statuses.enumerated().map { index, status in
       outcome(id, index + 1, status, bytes: Int64(100 * (index + 1)))
@@ -123,6 +124,7 @@ struct JournalTests {
     }
 
     #expect(try journal.entries(job: id, limit: 100) == outcomes)
+    #expect(try journal.hasEntries(job: id) && !journal.hasEntries(job: "0000000000000000"))
     #expect(try journal.entries(job: id, offset: 2, limit: 3) == Array(outcomes[2..<5]))
     #expect(
       try journal.entries(job: id, status: .failed, limit: 100) == [outcomes[1], outcomes[5]])
@@ -329,18 +331,22 @@ struct JournalTests {
     defer { journal.close() }
     let listed = "00000000000000a1"
     let forgotten = "00000000000000b2"
-    // Given ten events: the ends of a listed job (2) and of a job no longer listed (3).
+    // Given ten events, each committed alone: the ends of a listed job (2) and of a job no
+    // longer listed (3).
     try journal.write { (transaction) throws(JournalError) in
       try transaction.insertJob(sampleJob(listed, position: 0))
-      try transaction.appendEvents(
-        (Int64(1)...10).map { id in
-          switch id {
-          case 2: sampleEvent(id, "job-ended", job: listed)
-          case 3: sampleEvent(id, "job-ended", job: forgotten)
-          case 4: sampleEvent(id, "entry-done", job: listed)
-          default: sampleEvent(id, "entry-done", job: nil)
-          }
-        })
+    }
+    for id in Int64(1)...10 {
+      let event =
+        switch id {
+        case 2: sampleEvent(id, "job-ended", job: listed)
+        case 3: sampleEvent(id, "job-ended", job: forgotten)
+        case 4: sampleEvent(id, "entry-done", job: listed)
+        default: sampleEvent(id, "entry-done", job: nil)
+        }
+      try journal.write { (transaction) throws(JournalError) in
+        try transaction.appendEvents([event])
+      }
     }
 
     // When the log is pruned to its three newest events.
@@ -365,6 +371,60 @@ struct JournalTests {
     #expect(try journal.pruneEvents(keeping: 1) == 2)
     #expect(try journal.events(after: 0, limit: 100).map(\.id) == [10])
     #expect(try journal.prunedEventID() == 9)
+  }
+
+  @Test func entry_events_committed_together_are_one_batch_read_back_in_id_order() throws {
+    let scratch = try JournalScratch()
+    defer { scratch.remove() }
+    let journal = try Journal(path: scratch.file("journal.db"), fsync: false)
+    defer { journal.close() }
+    let a = "00000000000000a1"
+    let b = "00000000000000b2"
+    try journal.write { (transaction) throws(JournalError) in
+      try transaction.insertJob(sampleJob(a, position: 0))
+      try transaction.insertJob(sampleJob(b, position: 1))
+    }
+    // Given a commit of job a's entry events around its pause, then one of b's and a's.
+    let first = [
+      sampleEvent(1, "entry-started", job: a), sampleEvent(2, "entry-done", job: a),
+      sampleEvent(3, "job-paused", job: a), sampleEvent(4, "entry-failed", job: a),
+      sampleEvent(5, "entry-done", job: a),
+    ]
+    let second = [
+      sampleEvent(7, "entry-done", job: b), sampleEvent(8, "entry-done", job: b),
+      sampleEvent(9, "entry-done", job: a),
+    ]
+    for events in [first, second] {
+      try journal.write { (transaction) throws(JournalError) in
+        try transaction.appendEvents(events)
+      }
+    }
+
+    // Then they are read back as they were given, from any id and a page at a time.
+    let all = first + second
+    #expect(try journal.events(after: 0, limit: 100) == all)
+    #expect(try journal.events(after: 1, limit: 3) == Array(all[1..<4]))
+    #expect(try journal.events(after: 5, limit: 2) == [all[5], all[6]])
+    #expect(try journal.events(after: 9, limit: 2).isEmpty)
+    #expect(try journal.oldestEventID() == 1)
+    #expect(try journal.lastEventID() == 9)
+    let rows = try journal.withDatabase { (database) throws(JournalError) -> Int64? in
+      try JournalSQL.integer("SELECT count(*) FROM entry_events", in: database)
+    }
+    #expect(rows == 4)
+
+    // Pruning keeps a batch that holds an event to keep whole: keeping the newest two keeps
+    // the batch of 7 and 8 and the one of 9.
+    #expect(try journal.pruneEvents(keeping: 2) == 5)
+    #expect(try journal.events(after: 0, limit: 100).map(\.id) == [7, 8, 9])
+    #expect(try journal.prunedEventID() == 5)
+
+    // Forgetting a job takes its batches with it.
+    try journal.write { (transaction) throws(JournalError) in
+      try transaction.deleteJob(b)
+    }
+    #expect(try journal.events(after: 0, limit: 100).map(\.id) == [9])
+    #expect(try journal.lastEventID() == 9)
   }
 
   @Test func calls_from_many_threads_run_one_at_a_time() throws {

@@ -63,9 +63,12 @@ extension Daemon {
     guard !events.isEmpty, !core.subscribers.isEmpty else { return }
     var all: [UInt8] = []
     var failures: [UInt8] = []
+    // `haul wait` follows failures only: the text of every event is made only when a
+    // subscriber reads them all.
+    let wantAll = core.subscribers.contains { !$0.failuresOnly }
     let wantFailures = core.subscribers.contains(where: \.failuresOnly)
     for event in events {
-      Self.appendSSE(event, to: &all)
+      if wantAll { Self.appendSSE(event, to: &all) }
       if wantFailures, !Self.isEntryProgress(event.type) {
         Self.appendSSE(event, to: &failures)
       }
@@ -142,9 +145,9 @@ extension Daemon {
 
   /// One event as Server-Sent Events lines.
   static func appendSSE(_ event: EventRecord, to bytes: inout [UInt8]) {
-    bytes += Array("id: \(event.id)\nevent: \(event.type)\ndata: ".utf8)
-    bytes += Array(event.data.utf8)
-    bytes += Array("\n\n".utf8)
+    bytes.append(contentsOf: "id: \(event.id)\nevent: \(event.type)\ndata: ".utf8)
+    bytes.append(contentsOf: event.data.utf8)
+    bytes.append(contentsOf: "\n\n".utf8)
   }
 
   /// A line on standard error, which systemd's journal keeps; never a secret.

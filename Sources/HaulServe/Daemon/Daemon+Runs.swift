@@ -19,7 +19,8 @@ extension Daemon {
     record.ended = nil
     core.jobs[id] = record
     core.live[id] = LiveProgress(bytesBefore: record.bytes)
-    pending.withLock { $0.counts[id] = RunCounts() }
+    let wholeJob = (try? journal.hasEntries(job: id)) == false
+    pending.withLock { $0.counts[id] = RunCounts(wholeJob: wholeJob) }
     enqueueEvent("job-started", job: id, data: jobObject(record, core: core))
     Self.log("job \(id) started: \(record.total) entries into \(record.output)")
     flush(&core, jobs: [id])
@@ -94,6 +95,7 @@ extension Daemon {
         case .skipped: pending.counts[job]?.skipped += 1
         case .failed: pending.counts[job]?.failed += 1
         }
+        pending.counts[job]?.bytes += outcome.bytes
       }
     case .progress(let snapshot):
       core.withLock { core in core.live[job]?.record(snapshot, at: Daemon.now) }
@@ -110,8 +112,16 @@ extension Daemon {
       flush(&core)
       core.runs[id] = nil
       core.live[id] = nil
-      pending.withLock { _ = $0.counts.removeValue(forKey: id) }
-      updateCounts(id, in: &core)
+      let counts = pending.withLock { $0.counts.removeValue(forKey: id) }
+      if let counts, counts.wholeJob, var record = core.jobs[id] {
+        record.succeeded = counts.succeeded
+        record.skipped = counts.skipped
+        record.failed = counts.failed
+        record.bytes = counts.bytes
+        core.jobs[id] = record
+      } else {
+        updateCounts(id, in: &core)
+      }
       let failed = summary.failed > 0 || (core.jobs[id]?.failed ?? 0) > 0
       let actions = core.queue.runEnded(id, failed: failed, interrupted: interrupted)
       settle(id, in: &core)

@@ -171,6 +171,10 @@ public final class Daemon: Sendable {
     var succeeded = 0
     var skipped = 0
     var failed = 0
+    var bytes: Int64 = 0
+    /// The job had no outcome journaled when the run started: the run's counts are the
+    /// job's when it ends, without reading its outcomes back.
+    var wholeJob = false
   }
 
   /// Whether `shutDown()` began (a client's `POST /v1/shutdown`, SIGTERM).

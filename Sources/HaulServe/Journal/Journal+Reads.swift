@@ -42,9 +42,9 @@ extension Journal {
   public func entries(
     job: String, status: EntryRecord.Status? = nil, offset: Int = 0, limit: Int
   ) throws(JournalError) -> [EntryRecord] {
-    let sql =
-      status == nil ? JournalSQL.selectEntriesPage : JournalSQL.selectEntriesPageByStatus
-    return try selectEntries(sql, job: job, status: status, limit: limit) {
+    return try selectEntries(
+      JournalSQL.selectEntriesPage(status), job: job, status: status, limit: limit
+    ) {
       (statement) throws(JournalError) in
       try statement.bind(max(0, offset), at: 3)
     }
@@ -61,8 +61,7 @@ extension Journal {
   public func forEachEntry(
     job: String, status: EntryRecord.Status? = nil, _ body: (EntryRecord) -> Bool
   ) throws(JournalError) {
-    let sql =
-      status == nil ? JournalSQL.selectEntriesAfter : JournalSQL.selectEntriesAfterByStatus
+    let sql = JournalSQL.selectEntriesAfter(status)
     var after = (line: Int64.min, path: "")
     while true {
       let page = try selectEntries(sql, job: job, status: status, limit: Self.entryPage) {
@@ -75,6 +74,16 @@ extension Journal {
       }
       guard page.count == Self.entryPage, let last = page.last else { return }
       after = (Int64(last.line), last.path)
+    }
+  }
+
+  /// Whether any outcome of the job is recorded.
+  public func hasEntries(job: String) throws(JournalError) -> Bool {
+    try withDatabase { (database) throws(JournalError) -> Bool in
+      try database.withStatement(JournalSQL.hasEntries) { (statement) throws(JournalError) in
+        try statement.bind(job, at: 1)
+        return try statement.step()
+      }
     }
   }
 
@@ -116,7 +125,7 @@ extension Journal {
         try statement.bind(job, at: 1)
         try statement.bind(max(0, limit), at: 2)
         try bindRest(statement)
-        if let status { try statement.bind(status.rawValue, at: 4) }
+        if let status, status != .failed { try statement.bind(status.rawValue, at: 4) }
         var entries: [EntryRecord] = []
         while try statement.step() { entries.append(try JournalSQL.entry(statement)) }
         return entries
@@ -126,18 +135,59 @@ extension Journal {
 
   // MARK: Events
 
-  /// The events after `id`, oldest first, at most `limit`.
+  /// The events after `id`, oldest first, at most `limit`: the job events' rows and the
+  /// entry events' batches, merged by id.
   public func events(after id: Int64, limit: Int) throws(JournalError) -> [EventRecord] {
-    try withDatabase { (database) throws(JournalError) -> [EventRecord] in
-      try database.withStatement(JournalSQL.selectEventsAfter) {
+    let limit = max(0, limit)
+    return try withDatabase { (database) throws(JournalError) -> [EventRecord] in
+      let rows = try database.withStatement(JournalSQL.selectEventsAfter) {
         (statement) throws(JournalError) -> [EventRecord] in
         try statement.bind(id, at: 1)
-        try statement.bind(max(0, limit), at: 2)
+        try statement.bind(limit, at: 2)
         var events: [EventRecord] = []
         while try statement.step() { events.append(JournalSQL.event(statement)) }
         return events
       }
+      // Each batch holds at least one event after `id`, so `limit` batches hold enough.
+      let batched = try database.withStatement(JournalSQL.selectBatchesAfter) {
+        (statement) throws(JournalError) -> [EventRecord] in
+        try statement.bind(id, at: 1)
+        try statement.bind(limit, at: 2)
+        var events: [EventRecord] = []
+        while events.count < limit, try statement.step() {
+          let first = statement.int64(at: 0)
+          guard
+            let batch = EntryEventBatch.events(
+              job: statement.optionalString(at: 3), text: statement.string(at: 4))
+          else {
+            throw JournalError(.unreadable, "the entry events from \(first) cannot be read")
+          }
+          events += batch.lazy.filter { $0.id > id }
+        }
+        return events
+      }
+      return Self.merged(rows, batched, limit: limit)
     }
+  }
+
+  /// The first `limit` events of two lists each in id order, in id order.
+  private static func merged(_ a: [EventRecord], _ b: [EventRecord], limit: Int)
+    -> [EventRecord]
+  {
+    var result: [EventRecord] = []
+    result.reserveCapacity(min(limit, a.count + b.count))
+    var i = a.startIndex
+    var j = b.startIndex
+    while result.count < limit, i < a.endIndex || j < b.endIndex {
+      if j == b.endIndex || (i < a.endIndex && a[i].id < b[j].id) {
+        result.append(a[i])
+        i += 1
+      } else {
+        result.append(b[j])
+        j += 1
+      }
+    }
+    return result
   }
 
   /// The id of the oldest event held, `nil` when none is. A kept `job-ended` event may be

@@ -78,25 +78,35 @@ enum JournalSQL {
       report = excluded.report
     WHERE NOT (entries.status = 'ok' AND excluded.status = 'skipped')
     """
-  static let selectEntriesPage = """
-    SELECT \(entryColumns) FROM entries WHERE job = ?1 ORDER BY line, path LIMIT ?2 OFFSET ?3
+  /// A page of the job's outcomes from `?3` on (`status`: only those of that status).
+  static func selectEntriesPage(_ status: EntryRecord.Status?) -> String {
     """
-  static let selectEntriesPageByStatus = """
-    SELECT \(entryColumns) FROM entries WHERE job = ?1 AND status = ?4 ORDER BY line, path
-    LIMIT ?2 OFFSET ?3
+    SELECT \(entryColumns) FROM entries WHERE job = ?1\(statusClause(status)) \
+    ORDER BY line, path LIMIT ?2 OFFSET ?3
     """
-  static let selectEntriesAfter = """
-    SELECT \(entryColumns) FROM entries WHERE job = ?1 AND (line, path) > (?3, ?5)
-    ORDER BY line, path LIMIT ?2
+  }
+  /// The job's outcomes after line `?3`, path `?5` (`status`: only those of that status).
+  static func selectEntriesAfter(_ status: EntryRecord.Status?) -> String {
     """
-  static let selectEntriesAfterByStatus = """
-    SELECT \(entryColumns) FROM entries WHERE job = ?1 AND status = ?4
+    SELECT \(entryColumns) FROM entries WHERE job = ?1\(statusClause(status)) \
     AND (line, path) > (?3, ?5) ORDER BY line, path LIMIT ?2
     """
+  }
+  /// Failures are named in the text, so SQLite can use `entries_failed`, the one index by
+  /// status: a job's failures are what clients page through, and an index of every entry
+  /// by status cost a third of the time of recording an outcome.
+  private static func statusClause(_ status: EntryRecord.Status?) -> String {
+    switch status {
+    case nil: ""
+    case .failed: " AND status = 'failed'"
+    case .some: " AND status = ?4"
+    }
+  }
   static let countEntries = """
     SELECT status, count(*), sum(bytes) FROM entries WHERE job = ?1 GROUP BY status
     """
   static let deleteEntries = "DELETE FROM entries WHERE job = ?1"
+  static let hasEntries = "SELECT 1 FROM entries WHERE job = ?1 LIMIT 1"
 
   /// The entry on the statement's current row of `entryColumns`.
   static func entry(_ row: SQLiteStatement) throws(JournalError) -> EntryRecord {
@@ -120,11 +130,34 @@ enum JournalSQL {
   static let selectEventsAfter = """
     SELECT \(eventColumns) FROM events WHERE id > ?1 ORDER BY id LIMIT ?2
     """
-  static let oldestEventID = "SELECT min(id) FROM events"
-  static let newestEventID = "SELECT max(id) FROM events"
+  // Two-argument min and max answer NULL when either is: each side stands in for the other.
+  static let oldestEventID = """
+    SELECT min(coalesce(a, b), coalesce(b, a)) FROM \
+    (SELECT (SELECT min(id) FROM events) AS a, (SELECT min(first) FROM entry_events) AS b)
+    """
+  static let newestEventID = """
+    SELECT max(coalesce(a, b), coalesce(b, a)) FROM \
+    (SELECT (SELECT max(id) FROM events) AS a, (SELECT max(last) FROM entry_events) AS b)
+    """
   static let deleteJobEvents = "DELETE FROM events WHERE job = ?1"
-  /// The id of the newest event that pruning to `?1` events deletes: none when fewer are held.
-  static let pruneCutoff = "SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?1"
+  static let deleteJobEntryEvents = "DELETE FROM entry_events WHERE job = ?1"
+  static let batchColumns = "first, last, count, job, events"
+  static let insertBatch = """
+    INSERT INTO entry_events (\(batchColumns)) VALUES (?1, ?2, ?3, ?4, ?5)
+    """
+  /// The batches holding an event after `?1`, oldest first, at most `?2`.
+  static let selectBatchesAfter = """
+    SELECT \(batchColumns) FROM entry_events WHERE last > ?1 ORDER BY first LIMIT ?2
+    """
+  /// The rows of the log, newest first: each one's first id, how many events it holds and
+  /// its last id; what pruning counts back from.
+  static let rowsNewestFirst = """
+    SELECT id, 1, id FROM events UNION ALL SELECT first, count, last FROM entry_events \
+    ORDER BY 1 DESC
+    """
+  /// The events batches `pruneEvents` deletes up to `?1` hold.
+  static let countPrunedBatches = "SELECT sum(count) FROM entry_events WHERE last <= ?1"
+  static let pruneBatches = "DELETE FROM entry_events WHERE last <= ?1"
   /// Deletes events up to `?1`, but never the `job-ended` event of a job still listed: a
   /// client that comes back learns how every job it can see ended.
   static let pruneEvents = """

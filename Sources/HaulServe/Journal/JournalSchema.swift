@@ -48,7 +48,23 @@ enum JournalSchema {
       key TEXT PRIMARY KEY NOT NULL,
       value TEXT NOT NULL
     ) WITHOUT ROWID;
+    """,
+    // Only failures are looked up by status; the counts at a run's end read the entries.
+    // Events are found by job only when a job is forgotten, in a log pruned to a bounded
+    // size: a scan then costs less than an index written with every event. Entry events
+    // are written in batches (`EntryEventBatch`), a row per job and commit.
     """
+    DROP INDEX entries_by_status;
+    DROP INDEX events_by_job;
+    CREATE INDEX entries_failed ON entries (job, line, path) WHERE status = 'failed';
+    CREATE TABLE entry_events (
+      first INTEGER PRIMARY KEY,
+      last INTEGER NOT NULL,
+      count INTEGER NOT NULL,
+      job TEXT,
+      events TEXT NOT NULL
+    );
+    """,
   ]
 
   /// The schema version this build writes.

@@ -38,7 +38,9 @@ public struct JournalWrite: ~Copyable {
   /// was there. Event ids stay where they were: the next event is still numbered after them.
   @discardableResult
   public func deleteJob(_ id: String) throws(JournalError) -> Bool {
-    for sql in [JournalSQL.deleteEntries, JournalSQL.deleteJobEvents] {
+    for sql in [
+      JournalSQL.deleteEntries, JournalSQL.deleteJobEvents, JournalSQL.deleteJobEntryEvents,
+    ] {
       try database.withStatement(sql) { (statement) throws(JournalError) in
         try statement.bind(id, at: 1)
         try statement.run()
@@ -95,20 +97,33 @@ public struct JournalWrite: ~Copyable {
   public func appendEvents(_ events: [EventRecord]) throws(JournalError) {
     guard !events.isEmpty else { return }
     var last = try JournalSQL.lastEventID(in: database)
-    try database.withStatement(JournalSQL.insertEvent) { (statement) throws(JournalError) in
-      for event in events {
-        guard event.id > last else {
-          throw JournalError(
-            .eventOutOfOrder, "event id \(event.id) is not after the last one, \(last)")
+    for event in events {
+      guard event.id > last else {
+        throw JournalError(
+          .eventOutOfOrder, "event id \(event.id) is not after the last one, \(last)")
+      }
+      last = event.id
+    }
+    for row in EntryEventBatch.rows(events) {
+      switch row {
+      case .event(let event):
+        try database.withStatement(JournalSQL.insertEvent) { (statement) throws(JournalError) in
+          try statement.bind(event.id, at: 1)
+          try statement.bind(event.type, at: 2)
+          try statement.bind(event.job, at: 3)
+          try statement.bind(event.data, at: 4)
+          try statement.bind(event.time, at: 5)
+          try statement.run()
         }
-        try statement.bind(event.id, at: 1)
-        try statement.bind(event.type, at: 2)
-        try statement.bind(event.job, at: 3)
-        try statement.bind(event.data, at: 4)
-        try statement.bind(event.time, at: 5)
-        try statement.run()
-        statement.reset()
-        last = event.id
+      case .batch(let batch):
+        try database.withStatement(JournalSQL.insertBatch) { (statement) throws(JournalError) in
+          try statement.bind(batch.events[0].id, at: 1)
+          try statement.bind(batch.events[batch.events.count - 1].id, at: 2)
+          try statement.bind(batch.events.count, at: 3)
+          try statement.bind(batch.job, at: 4)
+          try statement.bind(batch.text, at: 5)
+          try statement.run()
+        }
       }
     }
     try JournalSQL.setMeta(JournalSQL.lastEventIDKey, String(last), in: database)
@@ -116,20 +131,35 @@ public struct JournalWrite: ~Copyable {
 
   /// Deletes the events older than the newest `keeping`, except the `job-ended` event of a
   /// job still in `jobs` (a client that comes back must learn how each job it sees ended).
-  /// Answers how many were deleted. `Journal.prunedEventID()` remembers the newest id pruned.
+  /// Entry events go a batch at a time, so a few more than `keeping` may stay. Answers how
+  /// many were deleted. `Journal.prunedEventID()` remembers the newest id pruned.
   @discardableResult
   public func pruneEvents(keeping: Int) throws(JournalError) -> Int {
-    let cutoff = try database.withStatement(JournalSQL.pruneCutoff) {
+    // Counting back from the newest row: once `keeping` events are counted, the next row
+    // and everything older go. A batch is kept or deleted whole.
+    let cutoff = try database.withStatement(JournalSQL.rowsNewestFirst) {
       (statement) throws(JournalError) -> Int64? in
-      try statement.bind(max(0, keeping), at: 1)
-      return try statement.step() ? statement.int64(at: 0) : nil
+      var held = 0
+      while try statement.step() {
+        if held >= keeping { return statement.int64(at: 2) }
+        held += Int(statement.int64(at: 1))
+      }
+      return nil
     }
     guard let cutoff else { return 0 }
-    try database.withStatement(JournalSQL.pruneEvents) { (statement) throws(JournalError) in
+    let batched = try database.withStatement(JournalSQL.countPrunedBatches) {
+      (statement) throws(JournalError) -> Int in
       try statement.bind(cutoff, at: 1)
-      try statement.run()
+      return try statement.step() ? Int(statement.int64(at: 0)) : 0
     }
-    let deleted = database.changes
+    var deleted = batched
+    for sql in [JournalSQL.pruneEvents, JournalSQL.pruneBatches] {
+      try database.withStatement(sql) { (statement) throws(JournalError) in
+        try statement.bind(cutoff, at: 1)
+        try statement.run()
+      }
+      if sql == JournalSQL.pruneEvents { deleted += database.changes }
+    }
     let pruned = try JournalSQL.meta(JournalSQL.prunedEventIDKey, in: database)
     if cutoff > pruned.flatMap({ Int64($0) }) ?? 0 {
       try JournalSQL.setMeta(JournalSQL.prunedEventIDKey, String(cutoff), in: database)
