@@ -111,6 +111,8 @@ struct BenchOptions: Sendable {
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
       digestsWithoutChecksum: false)
     options.automaticConcurrency = level.automatic
+    options.uploadStrategies = [ResumableOptions()]
+    options.folderListers = [LocalFolderLister(target: WebCollections()), WebFolderLister()]
     return options
   }
 
