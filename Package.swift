@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .executable(name: "haul", targets: ["haul"]),
     .library(name: "HaulCore", targets: ["HaulCore"]),
+    .library(name: "HaulWeb", targets: ["HaulWeb"]),
     .library(name: "HaulCurl", targets: ["HaulCurl"]),
     .library(name: "HaulURLSession", targets: ["HaulURLSession"]),
     .library(name: "HaulServe", targets: ["HaulServe"]),
@@ -34,6 +35,9 @@ let package = Package(
     // Object storage: `s3://` URLs, SigV4 signing, prefix listings, multipart uploads and S3
     // error documents, plugged into the core's extension points.
     .target(name: "HaulS3", dependencies: ["HaulCore"]),
+    // The web: recursive folders listed through WebDAV (`PROPFIND`) or index pages, and
+    // folder uploads to a web server's collections (`MKCOL`), plugged into the same points.
+    .target(name: "HaulWeb", dependencies: ["HaulCore"]),
 
     // The two transports.
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
@@ -52,7 +56,8 @@ let package = Package(
     .executableTarget(
       name: "haul",
       dependencies: [
-        "HaulCore", "HaulS3", "HaulCurl", "HaulURLSession", "HaulServe", "HaulClient", "CCurl",
+        "HaulCore", "HaulS3", "HaulWeb", "HaulCurl", "HaulURLSession", "HaulServe", "HaulClient",
+        "CCurl",
         "CCrypto", "CMalloc",
       ]),
 
@@ -66,12 +71,13 @@ let package = Package(
       name: "haul-digest-bench", dependencies: ["HaulCore"], path: "Benchmarks/digests",
       exclude: ["run"]),
 
-    // The listing samples are read from their folder by path, not built into the tests.
-    .testTarget(
-      name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"],
-      exclude: ["ListingSamples"]),
+    .testTarget(name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"]),
     // S3's pure parts: SigV4 (against botocore too), endpoints, AWS configuration, documents.
     .testTarget(name: "HaulS3Tests", dependencies: ["HaulS3", "HaulCore", "HaulTestSupport"]),
+    // The web listings' parsers, against pages captured from real servers (read from
+    // ListingSamples by path, not built into the tests).
+    .testTarget(
+      name: "HaulWebTests", dependencies: ["HaulWeb", "HaulCore"], exclude: ["ListingSamples"]),
     .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
     // The service's pure parts (the queue as a state machine), its journal over a real SQLite
     // file, its HTTP server over real sockets, and the client against it.

@@ -44,14 +44,6 @@ struct ListingByteChecksTests {
     for name in ["", "...", ".a", "a.", ". ", "x"] { #expect(!name.isDotSegment, "\(name)") }
   }
 
-  @Test func links_are_found_past_text_holding_other_angle_brackets() {
-    let page = Array(
-      #"a < b <b>bold</b> <A HREF='x.bin'>x</A> <abbr>no</abbr> <a href="y&amp;z">y</a> <"#.utf8)
-    #expect(IndexPage.links(in: page) == ["x.bin", "y&z"])
-    #expect(IndexPage.links(in: Array("<".utf8)).isEmpty)
-    #expect(IndexPage.links(in: []).isEmpty)
-  }
-
   @Test func one_segment_links_of_dots_and_escapes_are_read_as_before() {
     let folder = URL(string: "http://127.0.0.1:8080/tree/")!
     #expect(ListedName.child("...", of: folder)?.name == "...")

@@ -1,5 +1,6 @@
 import Foundation
 import HaulCore
+import HaulWeb
 
 /// `haul bench`'s options, typed and checked: which transports to compare, how often, and
 /// the `run` options that shape every run the same way.
@@ -112,7 +113,7 @@ struct BenchOptions: Sendable {
       digestsWithoutChecksum: false)
     options.automaticConcurrency = level.automatic
     options.uploadStrategies = [ResumableOptions()]
-    options.folderListers = [LocalFolderLister(target: WebCollections()), WebFolderLister()]
+    options.addWebFolders()
     return options
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HaulCore
 import HaulS3
+import HaulWeb
 
 /// The transports `--transport` can name.
 enum TransportChoice: String, CaseIterable, Sendable {
@@ -218,7 +219,7 @@ struct RunOptions: Sendable {
     // goes through it before any other strategy is asked; web folders are listed last, as
     // their collections take a folder upload to any URL.
     options.uploadStrategies.insert(resumable, at: 0)
-    options.folderListers += [LocalFolderLister(target: WebCollections()), WebFolderLister()]
+    options.addWebFolders()
     return options
   }
 

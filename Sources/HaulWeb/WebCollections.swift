@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// A web or WebDAV server's collections: a name is one escaped path segment
 /// (`ListedName.url`), and each collection is made with `MKCOL` before its files go.
