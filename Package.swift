@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "haul", targets: ["haul"]),
     .library(name: "HaulCore", targets: ["HaulCore"]),
     .library(name: "HaulWeb", targets: ["HaulWeb"]),
+    .library(name: "HaulResumable", targets: ["HaulResumable"]),
     .library(name: "HaulCurl", targets: ["HaulCurl"]),
     .library(name: "HaulURLSession", targets: ["HaulURLSession"]),
     .library(name: "HaulServe", targets: ["HaulServe"]),
@@ -38,6 +39,8 @@ let package = Package(
     // The web: recursive folders listed through WebDAV (`PROPFIND`) or index pages, and
     // folder uploads to a web server's collections (`MKCOL`), plugged into the same points.
     .target(name: "HaulWeb", dependencies: ["HaulCore"]),
+    // Resumable uploads: tus 1.0 and the IETF draft, as an upload strategy of the core.
+    .target(name: "HaulResumable", dependencies: ["HaulCore"]),
 
     // The two transports.
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
@@ -56,7 +59,8 @@ let package = Package(
     .executableTarget(
       name: "haul",
       dependencies: [
-        "HaulCore", "HaulS3", "HaulWeb", "HaulCurl", "HaulURLSession", "HaulServe", "HaulClient",
+        "HaulCore", "HaulS3", "HaulWeb", "HaulResumable", "HaulCurl", "HaulURLSession", "HaulServe",
+        "HaulClient",
         "CCurl",
         "CCrypto", "CMalloc",
       ]),
@@ -78,6 +82,8 @@ let package = Package(
     // ListingSamples by path, not built into the tests).
     .testTarget(
       name: "HaulWebTests", dependencies: ["HaulWeb", "HaulCore"], exclude: ["ListingSamples"]),
+    // The resumable protocols' machines and the attempt they share, as values.
+    .testTarget(name: "HaulResumableTests", dependencies: ["HaulResumable", "HaulCore"]),
     .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
     // The service's pure parts (the queue as a state machine), its journal over a real SQLite
     // file, its HTTP server over real sockets, and the client against it.

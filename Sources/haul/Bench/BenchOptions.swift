@@ -1,5 +1,6 @@
 import Foundation
 import HaulCore
+import HaulResumable
 import HaulWeb
 
 /// `haul bench`'s options, typed and checked: which transports to compare, how often, and
@@ -112,7 +113,7 @@ struct BenchOptions: Sendable {
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
       digestsWithoutChecksum: false)
     options.automaticConcurrency = level.automatic
-    options.uploadStrategies = [ResumableOptions()]
+    options.addResumableUploads()
     options.addWebFolders()
     return options
   }

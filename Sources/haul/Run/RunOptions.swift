@@ -1,5 +1,6 @@
 import Foundation
 import HaulCore
+import HaulResumable
 import HaulS3
 import HaulWeb
 
@@ -218,7 +219,7 @@ struct RunOptions: Sendable {
     // The protocols beside the core, after S3: an upload that names a resumable protocol
     // goes through it before any other strategy is asked; web folders are listed last, as
     // their collections take a folder upload to any URL.
-    options.uploadStrategies.insert(resumable, at: 0)
+    options.addResumableUploads(resumable)
     options.addWebFolders()
     return options
   }
