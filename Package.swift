@@ -30,9 +30,12 @@ let package = Package(
     // <malloc.h> of the C library (mallopt), for the executable's allocator settings.
     .systemLibrary(name: "CMalloc"),
 
-    // Core: manifest, transfer model, Transport protocol, scheduler. No curl, no FoundationNetworking.
+    // Core: manifest, transfer model, Transport protocol, scheduler, files, report, and the
+    // extension points protocols plug into. No curl, no FoundationNetworking, no protocol.
     .target(name: "HaulCore", dependencies: ["CCrypto", "CXattr"]),
 
+    // The protocols beside the core (docs/architecture.md, "Protocols beside the core"): each
+    // imports HaulCore only, never a transport or another protocol; the CLI plugs them in.
     // Object storage: `s3://` URLs, SigV4 signing, prefix listings, multipart uploads and S3
     // error documents, plugged into the core's extension points.
     .target(name: "HaulS3", dependencies: ["HaulCore"]),
