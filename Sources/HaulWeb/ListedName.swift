@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// A name a web or WebDAV listing gives, resolved against the folder listed: what every
 /// listing format shares (HTML entities, percent-encoding, relative and absolute links,
