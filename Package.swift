@@ -7,6 +7,8 @@ let package = Package(
   products: [
     .executable(name: "haul", targets: ["haul"]),
     .library(name: "HaulCore", targets: ["HaulCore"]),
+    .library(name: "HaulWeb", targets: ["HaulWeb"]),
+    .library(name: "HaulResumable", targets: ["HaulResumable"]),
     .library(name: "HaulCurl", targets: ["HaulCurl"]),
     .library(name: "HaulURLSession", targets: ["HaulURLSession"]),
     .library(name: "HaulServe", targets: ["HaulServe"]),
@@ -28,12 +30,20 @@ let package = Package(
     // <malloc.h> of the C library (mallopt), for the executable's allocator settings.
     .systemLibrary(name: "CMalloc"),
 
-    // Core: manifest, transfer model, Transport protocol, scheduler. No curl, no FoundationNetworking.
+    // Core: manifest, transfer model, Transport protocol, scheduler, files, report, and the
+    // extension points protocols plug into. No curl, no FoundationNetworking, no protocol.
     .target(name: "HaulCore", dependencies: ["CCrypto", "CXattr"]),
 
+    // The protocols beside the core (docs/architecture.md, "Protocols beside the core"): each
+    // imports HaulCore only, never a transport or another protocol; the CLI plugs them in.
     // Object storage: `s3://` URLs, SigV4 signing, prefix listings, multipart uploads and S3
     // error documents, plugged into the core's extension points.
     .target(name: "HaulS3", dependencies: ["HaulCore"]),
+    // The web: recursive folders listed through WebDAV (`PROPFIND`) or index pages, and
+    // folder uploads to a web server's collections (`MKCOL`), plugged into the same points.
+    .target(name: "HaulWeb", dependencies: ["HaulCore"]),
+    // Resumable uploads: tus 1.0 and the IETF draft, as an upload strategy of the core.
+    .target(name: "HaulResumable", dependencies: ["HaulCore"]),
 
     // The two transports.
     .target(name: "HaulCurl", dependencies: ["HaulCore", "CCurl"]),
@@ -52,7 +62,9 @@ let package = Package(
     .executableTarget(
       name: "haul",
       dependencies: [
-        "HaulCore", "HaulS3", "HaulCurl", "HaulURLSession", "HaulServe", "HaulClient", "CCurl",
+        "HaulCore", "HaulS3", "HaulWeb", "HaulResumable", "HaulCurl", "HaulURLSession", "HaulServe",
+        "HaulClient",
+        "CCurl",
         "CCrypto", "CMalloc",
       ]),
 
@@ -66,12 +78,15 @@ let package = Package(
       name: "haul-digest-bench", dependencies: ["HaulCore"], path: "Benchmarks/digests",
       exclude: ["run"]),
 
-    // The listing samples are read from their folder by path, not built into the tests.
-    .testTarget(
-      name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"],
-      exclude: ["ListingSamples"]),
+    .testTarget(name: "HaulCoreTests", dependencies: ["HaulCore", "HaulTestSupport"]),
     // S3's pure parts: SigV4 (against botocore too), endpoints, AWS configuration, documents.
     .testTarget(name: "HaulS3Tests", dependencies: ["HaulS3", "HaulCore", "HaulTestSupport"]),
+    // The web listings' parsers, against pages captured from real servers (read from
+    // ListingSamples by path, not built into the tests).
+    .testTarget(
+      name: "HaulWebTests", dependencies: ["HaulWeb", "HaulCore"], exclude: ["ListingSamples"]),
+    // The resumable protocols' machines and the attempt they share, as values.
+    .testTarget(name: "HaulResumableTests", dependencies: ["HaulResumable", "HaulCore"]),
     .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
     // The service's pure parts (the queue as a state machine), its journal over a real SQLite
     // file, its HTTP server over real sockets, and the client against it.

@@ -15,7 +15,8 @@ package struct S3KeyTarget: FolderUploadTarget {
 
   package func receives(_ url: URL) -> Bool { endpoint.serves(url) }
 
-  package var makesCollections: Bool { false }
+  /// None: an object store has no folders, a key's prefix is made with the key.
+  package func makeFolder(_ url: URL, through client: ListingClient) async throws(TransferError) {}
 
   package func url(of name: String, isFolder: Bool, in folder: URL) -> URL? {
     var text = folder.absoluteString

@@ -9,7 +9,9 @@ import Testing
 struct LibraryDocsTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
-  static let libraryTargets = ["HaulCore", "HaulS3", "HaulCurl", "HaulURLSession"]
+  static let libraryTargets = [
+    "HaulCore", "HaulS3", "HaulWeb", "HaulResumable", "HaulCurl", "HaulURLSession",
+  ]
 
   static func read(_ relative: String) throws -> String {
     try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)

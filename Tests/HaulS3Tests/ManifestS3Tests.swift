@@ -80,8 +80,6 @@ struct ManifestS3Tests {
     #expect(target.source(of: file) == "s3://bucket/pub/ü 100%#?+=.txt")
     let sub = try #require(target.url(of: "a b", isFolder: true, in: folder))
     #expect(sub.absoluteString == "http://127.0.0.1:9000/bucket/pub/a%20b/")
-    #expect(!target.makesCollections)
-    #expect(WebCollections().makesCollections)
   }
 
   @Test func a_listed_page_becomes_downloads_under_the_folder_and_refuses_escaping_keys()

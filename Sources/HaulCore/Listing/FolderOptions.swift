@@ -11,18 +11,8 @@ package struct FolderOptions: Sendable {
   /// Which files are taken (`--include`, `--exclude`), by their path below the folder.
   package var filter: PathFilter
 
-  /// The lister of recursive web folders (WebDAV and index pages).
-  package var web = WebFolderLister()
-
   package init(depth: Int = FolderOptions.defaultDepth, filter: PathFilter = PathFilter()) {
     self.depth = max(1, depth)
     self.filter = filter
-  }
-}
-
-extension SchedulerOptions {
-  /// The listers of the run, the first that takes an entry listing it.
-  var listers: [any FolderLister] {
-    folderListers + [LocalFolderLister(), folders.web]
   }
 }

@@ -2,23 +2,18 @@ import Foundation
 
 /// The lister of folder uploads (`{"op": "upload", "path": "site/", "url": ".../site/"}`):
 /// lists the local folder below the output directory, one folder per page, and names each
-/// file's URL as its `FolderUploadTarget` does. On a web server (`WebCollections`) it makes
-/// each remote collection with `MKCOL` before the files that go into it are handed out, the
-/// top one included; a target without collections (an object store) gets no `MKCOL`.
+/// file's URL as its `FolderUploadTarget` does. The target makes each remote folder before
+/// the files that go into it are handed out, the top one included (a web server's
+/// collection; an object store makes none).
 ///
 /// Every regular file is sent, also through a symbolic link that resolves inside the
 /// entry's folder; a link that leads out of it, a link to a folder (which could lead round
-/// again) and anything that is neither file nor folder are left out. `MKCOL` answered
-/// `405` (the collection exists, or the server takes no `MKCOL`), `501`, `403` or `409` goes
-/// on: servers that create folders on `PUT` (nginx `create_full_put_path`) need none.
+/// again) and anything that is neither file nor folder are left out.
 package struct LocalFolderLister: FolderLister {
-  /// The statuses of a `MKCOL` that let the folder's files go on.
-  static let collectionAnswers: Set<Int> = [403, 405, 409, 501]
-
   /// Where the files go.
   package let target: any FolderUploadTarget
 
-  package init(target: any FolderUploadTarget = WebCollections()) {
+  package init(target: any FolderUploadTarget) {
     self.target = target
   }
 
@@ -37,9 +32,7 @@ package struct LocalFolderLister: FolderLister {
     } catch {
       throw TransferError(.io, "cannot read the folder \(ManifestText.quoted(local)): \(error)")
     }
-    if target.makesCollections {
-      _ = try await client.fetch(folder.url, method: "MKCOL", handles: Self.collectionAnswers)
-    }
+    try await target.makeFolder(folder.url, through: client)
     let realRoot = Self.resolved(root) ?? root
     var page = ListingPage()
     for name in names {

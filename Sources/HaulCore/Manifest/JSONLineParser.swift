@@ -11,12 +11,12 @@
 /// Besides `parse`, the parser offers its token-level readers (`parseString`, `scanNumber`,
 /// `parseValue`, ...) to `ManifestObjectScanner`, which reads an entry's object straight
 /// into its fields and reports errors exactly as `parse` would.
-struct JSONLineParser {
+package struct JSONLineParser {
   /// How deeply arrays and objects may nest; a manifest needs 2.
   static let maximumDepth = 32
 
   /// Why a line is not JSON, with the 1-based column (byte offset) where reading stopped.
-  struct SyntaxError: Error {
+  package struct SyntaxError: Error {
     var column: Int
     var reason: String
     /// The text is JSON, but an object holds the same key twice.
@@ -33,7 +33,7 @@ struct JSONLineParser {
   }
 
   /// Parses `bytes` as exactly one JSON value with optional white space around it.
-  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> JSONValue {
+  package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> JSONValue {
     var parser = JSONLineParser(bytes)
     parser.skipWhiteSpace()
     let value = try parser.parseValue(depth: 0)

@@ -1,6 +1,6 @@
 /// A JSON value as read from one manifest line. Objects keep their members in the order
 /// written (keys are unique: the parser rejects repeated keys).
-enum JSONValue {
+package enum JSONValue {
   case null
   case bool(Bool)
   case number(JSONNumber)
@@ -22,16 +22,16 @@ enum JSONValue {
 }
 
 /// One `"key": value` pair of a JSON object.
-struct JSONMember {
-  var key: String
-  var value: JSONValue
+package struct JSONMember {
+  package var key: String
+  package var value: JSONValue
 }
 
 /// A JSON number kept as its exact text, so that integers are read without going through
 /// `Double` (which would round sizes above 2^53).
-struct JSONNumber {
+package struct JSONNumber {
   /// The number exactly as written, e.g. `-12.5e3`.
-  var text: String
+  package var text: String
 
   /// What reading the number as a non-negative 64-bit integer gives.
   enum WholeNumber: Equatable {

@@ -94,7 +94,8 @@ public struct Transfer: Sendable, Hashable {
   /// protocol: tus 1.0 (`url` is the server's creation endpoint) or the IETF draft (`url` is
   /// where the upload is created). The protocol fixes the methods. The IETF draft needs a
   /// transport that sees interim responses (the curl transport; URLSession fails such an
-  /// upload with `protocol`).
+  /// upload with `protocol`). The protocols are carried out by `HaulResumable`: the run's
+  /// options need its `addResumableUploads()`, without which the upload is one `PUT`.
   ///
   /// - Throws: `InvalidTransfer`, with the reason a manifest line with these fields gets.
   public static func resumableUpload(

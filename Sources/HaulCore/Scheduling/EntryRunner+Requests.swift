@@ -25,13 +25,12 @@ extension EntryRunner {
       && uploadStrategy(entry, to: url, source: uploadPath(entry)) != nil
   }
 
-  /// The first of the run's upload strategies that takes `entry`'s upload to `url`:
-  /// a resumable protocol the entry names first, then those of `SchedulerOptions`.
+  /// The first of the run's upload strategies (`SchedulerOptions.uploadStrategies`) that
+  /// takes `entry`'s upload to `url`.
   func uploadStrategy(_ entry: ManifestEntry, to url: URL, source: String)
     -> (any UploadStrategy)?
   {
-    if options.resumable.takes(entry, to: url, source: source) { return options.resumable }
-    return options.uploadStrategies.first { $0.takes(entry, to: url, source: source) }
+    options.uploadStrategies.first { $0.takes(entry, to: url, source: source) }
   }
 
   func uploadPath(_ entry: ManifestEntry) -> String {

@@ -133,7 +133,8 @@ public actor Scheduler {
   ) async {
     var handOver = HandOver(runner: runner)
     var source = ListingExpansion(
-      entries.makeIterator(), listers: options.listers, folders: options.folders, runner: runner)
+      entries.makeIterator(), listers: options.folderListers, folders: options.folders,
+      runner: runner)
     var batch: [ManifestEntry] = []
     var policy = FeederPolicy()
     var more = true

@@ -75,12 +75,12 @@ public struct SchedulerOptions: Sendable {
   /// `x-amz-checksum-sha256`) over the whole file; off with `--no-server-digests`. On by
   /// default: a digest the server offers is a check that costs one more header.
   public var serverDigests: Bool
-  /// Listers asked before the built-in ones (local folders, web folders) whether they list
-  /// an entry (an object store's prefixes); none by default.
+  /// Listers asked in order whether they list a folder entry, the first that does listing
+  /// it: the protocols plugged in beside the core (an object store's prefixes, folder
+  /// uploads to it, web folders). None by default: an entry no lister takes is one transfer.
   package var folderListers: [any FolderLister] = []
-  /// Ways of carrying an upload in more than one request (an object store's multipart
-  /// upload), asked in order after the resumable protocols; none by default: every other
-  /// upload is one request.
+  /// Ways of carrying an upload in more than one request (a resumable protocol, an object
+  /// store's multipart upload), asked in order; none by default: every upload is one request.
   package var uploadStrategies: [any UploadStrategy] = []
   /// Reads the start of an error answer's body for the server's own error code (an object
   /// store's XML error document); none by default: the status alone decides.
@@ -93,8 +93,6 @@ public struct SchedulerOptions: Sendable {
   package var segmentDefaults: (any SegmentDefaults)?
   /// How folder entries are expanded (`--depth`).
   package var folders = FolderOptions()
-  /// How uploads through a resumable protocol go (`--resumable`, `--abort-incomplete`).
-  package var resumable = ResumableOptions()
 
   public init(
     outputDirectory: String = ".", concurrency: Int = 16, perHost: Int = 8, retries: Int = 5,

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A way of carrying an upload that is more than one request: a resumable protocol (tus,
-/// the IETF draft: `ResumableUpload`) or an object store's multipart upload. The scheduler
+/// the IETF draft) or an object store's multipart upload. The scheduler
 /// asks each strategy of the run in turn whether it takes an upload; the first that does
 /// carries each attempt of it in the entry's task, through an `UploadContext`, and cleans
 /// up once the entry has failed for good. An upload no strategy takes is one `PUT` or

@@ -1,5 +1,7 @@
 import Foundation
 import HaulCore
+import HaulResumable
+import HaulWeb
 
 /// `haul bench`'s options, typed and checked: which transports to compare, how often, and
 /// the `run` options that shape every run the same way.
@@ -111,6 +113,8 @@ struct BenchOptions: Sendable {
       expectedBytes: statistics.entriesWithoutSize == 0 ? statistics.knownBytes : nil,
       digestsWithoutChecksum: false)
     options.automaticConcurrency = level.automatic
+    options.addResumableUploads()
+    options.addWebFolders()
     return options
   }
 

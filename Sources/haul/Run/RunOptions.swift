@@ -1,6 +1,8 @@
 import Foundation
 import HaulCore
+import HaulResumable
 import HaulS3
+import HaulWeb
 
 /// The transports `--transport` can name.
 enum TransportChoice: String, CaseIterable, Sendable {
@@ -194,12 +196,12 @@ struct RunOptions: Sendable {
     // S3's error codes are read with `--s3` or without: a presigned URL of S3 answers so too.
     options.errorBodies = S3ErrorDocument()
     options.folders = folders
-    options.resumable = resumable
     return options
   }
 
-  /// The options the scheduler takes, with `--s3`'s endpoint plugged in: multipart
-  /// uploads, checksums by `HEAD`, its default segments, folder uploads as keys.
+  /// The options the scheduler takes, with `--s3`'s endpoint plugged in (multipart
+  /// uploads, checksums by `HEAD`, its default segments, folder uploads as keys), then
+  /// resumable uploads and web folders.
   func schedulerOptions(
     _ statistics: ManifestStatistics, interceptor: (any RequestInterceptor)?, s3: S3Setup?
   ) -> SchedulerOptions {
@@ -214,6 +216,11 @@ struct RunOptions: Sendable {
       if segments == nil { options.segmentDefaults = s3.endpoint }
       options.folderListers.append(LocalFolderLister(target: S3KeyTarget(endpoint: s3.endpoint)))
     }
+    // The protocols beside the core, after S3: an upload that names a resumable protocol
+    // goes through it before any other strategy is asked; web folders are listed last, as
+    // their collections take a folder upload to any URL.
+    options.addResumableUploads(resumable)
+    options.addWebFolders()
     return options
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// Resumable uploads as an upload strategy: an entry that names a protocol (or any file
 /// upload under `--resumable`) goes through `ResumableUpload`.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HaulCore
+@testable import HaulResumable
 
 @Suite("TusMachine: tus 1.0 creation, offset, PATCH chunks, checksum, termination")
 struct TusMachineTests {

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// What both resumable protocols' machines (`TusMachine`, `IETFUploadMachine`) know of one
 /// attempt, and the transitions they share, as a value: the file (size, name), the creation

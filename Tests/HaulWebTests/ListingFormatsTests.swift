@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HaulCore
+@testable import HaulWeb
 
 /// The listing parsers against pages captured from the real servers
 /// (`scripts/interop/capture-listings`, into ListingSamples/), and against the cases a

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// A folder's index page as web servers give it, read into the children it names.
 ///

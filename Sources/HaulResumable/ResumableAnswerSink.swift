@@ -1,3 +1,5 @@
+import HaulCore
+
 /// Receives the answers of a resumable upload's requests: the final head (its body is
 /// discarded: the protocols say everything in header fields), the interim heads before it
 /// (the draft's `104`), and the body bytes sent, counted into the entry's progress.

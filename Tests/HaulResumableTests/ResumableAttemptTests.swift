@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HaulCore
+@testable import HaulResumable
 
 @Suite("ResumableAttempt: what both resumable protocols share of one attempt")
 struct ResumableAttemptTests {

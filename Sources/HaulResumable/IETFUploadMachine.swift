@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// One attempt at an upload through the IETF "Resumable Uploads for HTTP" draft
 /// (draft-ietf-httpbis-resumable-upload, the text of interop version 8), as a value: each

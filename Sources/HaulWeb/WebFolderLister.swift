@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 import Synchronization
 
 /// The lister of recursive web folders (`"recursive": true`, `--recursive`): WebDAV where

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// One attempt at a tus 1.0.0 upload (tus.io/protocols/resumable-upload), as a value: each
 /// answer the executor reports returns the next step; it does no I/O.

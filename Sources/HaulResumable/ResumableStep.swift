@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// One request a resumable upload's machine asks for: its method, URL and protocol header
 /// fields, and which bytes of the file go as its body.

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// One attempt at an upload through a resumable protocol, as a value that `ResumableUpload`
 /// drives: each answer the driver reports returns the next step. `TusMachine` and

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// What a resumable upload left on disk for a later attempt or run: the protocol, the
 /// endpoint it was created at, the upload's URL on the server, the source file's size and

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// A WebDAV `207 Multi-Status` answer to `PROPFIND` with `Depth: 1`, read into the
 /// children of the collection asked for: each `response`'s `href`, `getcontentlength`

@@ -1,4 +1,5 @@
 import Foundation
+import HaulCore
 
 /// A name a web or WebDAV listing gives, resolved against the folder listed: what every
 /// listing format shares (HTML entities, percent-encoding, relative and absolute links,
@@ -16,7 +17,7 @@ package struct ListedName: Sendable, Hashable {
   /// Its entity tag, when the listing gives one (a WebDAV `getetag`).
   package var etag: String?
   /// Whether it may be a folder all the same: its page links folders without the trailing
-  /// `/`, so that a name not marked as a folder says nothing (`IndexPage.html`).
+  /// `/`, so that a name not marked as a folder says nothing (h2o's index pages).
   package var mayBeFolder = false
 
   package init(

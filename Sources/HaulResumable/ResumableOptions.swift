@@ -1,3 +1,5 @@
+import HaulCore
+
 /// How a run sends resumable uploads (`--resumable`, `--abort-incomplete`).
 package struct ResumableOptions: Sendable {
   /// Bytes per `PATCH` request. Some servers keep only requests that arrived whole (tus

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HaulCore
+@testable import HaulResumable
 
 @Suite("IETFUploadMachine: the resumable upload draft, interop version 8")
 struct IETFUploadMachineTests {
