@@ -184,6 +184,22 @@ struct WebSocketServerTests {
     #expect(closed.values.count == 1)
   }
 
+  @Test func an_idle_websocket_outlives_the_http_idle_timeout() throws {
+    let handler = WebSocketHandler(maxMessageSize: 100, message: { _, text in text })
+    let server = HTTPServer(maxBodySize: 0, idleTimeout: .seconds(1)) { request in
+      WebSocketHandshake.response(to: request, handler: handler)
+    }
+    defer { server.stop() }
+    let port = try server.listen(host: "127.0.0.1", port: 0)
+    let (client, rest) = try open(port: port)
+    // Silent for well past the timeout that closes an idle HTTP connection: a client
+    // waiting for notifications says nothing for hours.
+    Thread.sleep(forTimeInterval: 3)
+    try client.send(clientFrame(.text, Array("still here".utf8)))
+    let (answers, _) = frames(client, after: rest, count: 1)
+    #expect(answers == [WebSocketFrame(opcode: .text, payload: Array("still here".utf8))])
+  }
+
   @Test func refuses_an_upgrade_of_another_version_and_answers_plain_requests_beside() throws {
     let opened = Recorder<WebSocketConnection>()
     let closed = Recorder<Int>()

@@ -41,9 +41,6 @@ final class Aria2Notifier: Sendable {
     _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
   }
 
-  /// The number of connections receiving notifications.
-  var connectionCount: Int { state.withLock { $0.connections.count } }
-
   /// Sends the notifications `events` make to every connection; a connection that cannot
   /// take them (cut off, or closing) is dropped.
   func publish(_ events: [EventRecord]) {

@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// Threading: `send` and `close` may be called from any thread; a lock (`state`) covers
 /// everything that changes. The socket stays open until `finish`, which only the loop's
-/// thread calls, and which marks the connection closed under the lock before giving the
+/// thread calls (or the listener, for a connection the loop never took), and which marks the connection closed under the lock before giving the
 /// socket back to libmicrohttpd: a sender that finds it open under the lock may use it.
 public final class WebSocketConnection: Sendable {
   enum Phase: Equatable {

@@ -35,12 +35,6 @@ struct WebSocketReader {
     self.maxMessageSize = maxMessageSize
   }
 
-  /// The bytes fed and not yet parsed into frames.
-  var bufferedCount: Int { input.count - start }
-
-  /// Whether a close or a failure was given: nothing more will be.
-  var isOver: Bool { over }
-
   mutating func feed(_ bytes: some Collection<UInt8>) {
     guard !over else { return }
     if start > 0, start == input.count {
