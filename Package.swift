@@ -50,9 +50,11 @@ let package = Package(
     .target(name: "HaulURLSession", dependencies: ["HaulCore", "CDispatchQueue"]),
 
     // The background service (`haul serve`): the queue of jobs, its SQLite journal, the HTTP
-    // server (libmicrohttpd) of the control socket and the API. The engine that runs a job is
+    // server (libmicrohttpd) of the control socket and the API, WebSocket's handshake hashed
+    // with OpenSSL's SHA-1. The engine that runs a job is
     // plugged in by the CLI (`JobEngine`), so the service names no transport.
-    .target(name: "HaulServe", dependencies: ["HaulCore", "CSQLite", "CMicroHTTPD"]),
+    .target(
+      name: "HaulServe", dependencies: ["HaulCore", "CSQLite", "CMicroHTTPD", "CCrypto"]),
     // The daemon's client, for the CLI's client commands and Swift programs: HTTP over the
     // control socket or TCP through libcurl, and the event stream as an async sequence.
     .target(name: "HaulClient", dependencies: ["CCurl"]),

@@ -13,9 +13,10 @@ class Daemon:
         self.haul = haul
         os.makedirs(work, exist_ok=True)
         self.socket = os.path.join(work, "serve", "haul.sock")
+        self.state = os.path.join(work, "serve", "state")
         self.log = os.path.join(work, "serve.log")
         self.process = subprocess.Popen(
-            [haul, "serve", "--root", "/", "--state-dir", os.path.join(work, "serve", "state"),
+            [haul, "serve", "--root", "/", "--state-dir", self.state,
              "--socket", self.socket, *arguments],
             stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
         for _ in range(200):
@@ -24,6 +25,17 @@ class Daemon:
                     return
             time.sleep(0.05)
         raise SystemExit(f"haul serve did not start: see {self.log}")
+
+    def port(self, marker):
+        """The port the log names after `marker` (`listening on http://127.0.0.1:`)."""
+        with open(self.log) as file:
+            text = file.read()
+        rest = text[text.index(marker) + len(marker):]
+        return int(rest[:len(rest) - len(rest.lstrip("0123456789"))])
+
+    def token(self):
+        with open(os.path.join(self.state, "token")) as file:
+            return file.read().strip()
 
     def client(self, *arguments, check=True):
         return subprocess.run([self.haul, arguments[0], "--socket", self.socket,

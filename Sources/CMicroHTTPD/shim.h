@@ -46,4 +46,10 @@ static inline ssize_t haul_mhd_end_with_error(void) {
   return MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
+/// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`: the application is done with an
+/// upgraded connection; libmicrohttpd closes its socket and frees it.
+static inline enum MHD_Result haul_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh) {
+  return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}
+
 #endif

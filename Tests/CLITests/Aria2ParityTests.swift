@@ -68,7 +68,11 @@ struct Aria2Server {
   static func haul(in directory: TemporaryDirectory, extra: [String] = []) throws -> (
     ServeDaemon, Aria2Server
   ) {
-    let daemon = try ServeDaemon(in: directory, extra: ["--aria2-rpc", "127.0.0.1:0"] + extra)
+    try haul(reading: ServeDaemon(in: directory, extra: ["--aria2-rpc", "127.0.0.1:0"] + extra))
+  }
+
+  /// A daemon started with `--aria2-rpc 127.0.0.1:0`, and its aria2 port read from its log.
+  static func haul(reading daemon: ServeDaemon) throws -> (ServeDaemon, Aria2Server) {
     let log = try String(contentsOfFile: try #require(daemon.process).stderrPath, encoding: .utf8)
     let marker = try #require(log.range(of: "aria2 JSON-RPC on http://127.0.0.1:"), "\(log)")
     let port = try #require(Int(log[marker.upperBound...].prefix { $0.isNumber }))

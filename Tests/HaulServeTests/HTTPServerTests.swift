@@ -577,7 +577,7 @@ struct HTTPStreamBufferTests {
 // MARK: - Test fixtures
 
 /// Values gathered from other threads (the handler, `onClose`), with waits.
-private final class Recorder<Value: Sendable>: Sendable {
+final class Recorder<Value: Sendable>: Sendable {
   private let storage = Mutex<[Value]>([])
 
   var values: [Value] { storage.withLock { $0 } }
@@ -664,7 +664,7 @@ private struct Curl {
 
 /// A client socket driven byte by byte, for what curl would not do: withhold a body, send
 /// a header slowly, stop reading, hang up.
-private final class RawSocket: Sendable {
+final class RawSocket: Sendable {
   private let descriptor: Int32
   private let closed = Atomic(false)
 

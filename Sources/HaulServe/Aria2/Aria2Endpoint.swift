@@ -1,9 +1,13 @@
 import Foundation
 
-/// aria2's JSON-RPC over HTTP, at `/jsonrpc`: a POST carries a message in its body, a GET
-/// carries one call in its query as aria2 takes it (`method`, `id`, and `params`, a JSON
-/// list encoded in base64). The listener's `Host` and `Origin` rules are the native API's
-/// (`AccessGuard`); the token is each call's first parameter, checked by `Aria2RPC`.
+/// aria2's JSON-RPC over HTTP and WebSocket, at `/jsonrpc`: a POST carries a message in its
+/// body, a GET carries one call in its query as aria2 takes it (`method`, `id`, and
+/// `params`, a JSON list encoded in base64), and a GET that upgrades to WebSocket carries a
+/// message in each text frame, answered in a text frame, and receives aria2's notifications
+/// (`Aria2Notifier`). The listener's `Host` and `Origin` rules are the native API's
+/// (`AccessGuard`), checked on the upgrade request as on any other, so a page from a foreign
+/// origin cannot open the socket; the token is each call's first parameter, checked by
+/// `Aria2RPC`, over WebSocket as over POST (aria2's clients open the socket without one).
 ///
 /// A browser page from an origin `--allow-origin` names (AriaNg or webui-aria2 served
 /// elsewhere) gets the CORS answers it needs, its preflight `OPTIONS` included. JSONP
@@ -11,9 +15,28 @@ import Foundation
 /// carries no `Origin`, so it would pass around the origin rule.
 public struct Aria2Endpoint: Sendable {
   let rpc: Aria2RPC
+  let notifier = Aria2Notifier()
+  let webSocket: WebSocketHandler
 
-  public init(rpc: Aria2RPC) {
+  /// The endpoint of `rpc`, which starts following its daemon's events for the
+  /// notifications.
+  ///
+  /// - Parameters:
+  ///   - maxMessageSize: the largest WebSocket message taken, as aria2's
+  ///     `--rpc-max-request-size` (2 MiB by default there too).
+  ///   - outgoingLimit: how far a WebSocket client may fall behind in reading before it is
+  ///     cut off.
+  public init(
+    rpc: Aria2RPC, maxMessageSize: Int = 2 << 20, outgoingLimit: Int = 4 << 20
+  ) {
     self.rpc = rpc
+    let notifier = notifier
+    webSocket = WebSocketHandler(
+      maxMessageSize: maxMessageSize, outgoingLimit: outgoingLimit,
+      opened: { notifier.add($0) },
+      message: { _, message in rpc.answer(message).body },
+      closed: { notifier.remove($0) })
+    rpc.daemon.observeEvents { notifier.publish($0) }
   }
 
   /// Answers `request`.
@@ -23,6 +46,9 @@ public struct Aria2Endpoint: Sendable {
     }
     guard request.path == "/jsonrpc" else {
       return HTTPResponse(status: 404)
+    }
+    if WebSocketHandshake.isUpgrade(request) {
+      return WebSocketHandshake.response(to: request, handler: webSocket)
     }
     var response: HTTPResponse
     switch request.method {

@@ -60,6 +60,9 @@ extension Daemon {
       // outcomes stay in the files themselves; the next run of the job finds them there.
       Self.log("journal write failed: \(error)")
     }
+    if !events.isEmpty {
+      for observer in core.observers { observer(events) }
+    }
     guard !events.isEmpty, !core.subscribers.isEmpty else { return }
     var all: [UInt8] = []
     var failures: [UInt8] = []
@@ -106,6 +109,13 @@ extension Daemon {
     core.subscribers.removeAll { subscriber in
       !subscriber.stream.write(bytes)
     }
+  }
+
+  /// Calls `observer` with each batch of events once it is committed, in the events' order,
+  /// for as long as the daemon runs (aria2's WebSocket notifications are made this way). It
+  /// is called under the daemon's lock: it must neither block nor call the daemon.
+  public func observeEvents(_ observer: @escaping @Sendable ([EventRecord]) -> Void) {
+    core.withLock { $0.observers.append(observer) }
   }
 
   /// Starts following the events for `stream`: every event after `lastID` the journal still

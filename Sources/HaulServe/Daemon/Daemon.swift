@@ -51,6 +51,8 @@ public final class Daemon: Sendable {
     var runs: [String: JobControl] = [:]
     var live: [String: LiveProgress] = [:]
     var subscribers: [EventSubscriber] = []
+    /// Told of each batch of committed events (`observeEvents`).
+    var observers: [@Sendable ([EventRecord]) -> Void] = []
     var eventsSincePrune = 0
     /// Set once shutdown began: no job starts, no job is accepted.
     var stopping = false

@@ -8,7 +8,7 @@ import Synchronization
 /// first call (`MHDListener.access`) until `MHDListener.requestCompleted` releases it; a
 /// stream response retains it again as its content reader's context.
 ///
-/// `@unchecked Sendable`: `phase`, `body` and `stream` are touched only on the listener's
+/// `@unchecked Sendable`: `phase`, `body`, `stream` and `webSocket` are touched only on the listener's
 /// network thread; `reply` crosses from the handler's thread behind its lock, and
 /// `connection` is only used on the network thread or, to resume it, under the listener's
 /// lock while the connection is put aside.
@@ -32,6 +32,8 @@ final class HTTPExchange: @unchecked Sendable {
   var body: [UInt8] = []
   /// The stream being sent, once a stream response is queued.
   var stream: HTTPStream?
+  /// What serves the connection once upgraded, once a `101` answer is queued.
+  var webSocket: WebSocketHandler?
   private let reply = Mutex<HTTPResponse?>(nil)
 
   init(

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The handler's answer to one request: a status, header fields, and a body that is either
-/// whole or written over time (`HTTPStream`, for Server-Sent Events).
+/// whole or written over time (`HTTPStream`, for Server-Sent Events), or the switch to
+/// WebSocket.
 ///
 /// libmicrohttpd writes `Content-Length` (bytes) or `Transfer-Encoding: chunked` (a stream
 /// over HTTP/1.1) itself, so those two fields are left out if given here.
@@ -12,6 +13,9 @@ public struct HTTPResponse: Sendable {
     case bytes([UInt8])
     /// A body written over time, sent chunked as it comes (see `HTTPStream`).
     case stream(HTTPStream)
+    /// No body: with status `101`, the connection becomes a WebSocket that `handler`
+    /// serves (made by `WebSocketHandshake.response`).
+    case webSocket(WebSocketHandler)
   }
 
   public var status: Int

@@ -23,10 +23,13 @@ import Synchronization
 /// - Unix sockets are served as TCP: libmicrohttpd takes any listening socket.
 /// A thread pool (`MHD_OPTION_THREAD_POOL_SIZE`) or a thread per connection would run the
 /// handler on a network thread, stalling the connections that share it, or spend a thread
-/// per idle client. WebSocket, for the aria2 RPC, would come in through the same access
-/// handler: with `MHD_ALLOW_UPGRADE`, a `101` response made by `MHD_create_response_for_upgrade`
-/// hands over the socket (libmicrohttpd 0.9.75 has no WebSocket framing), and the framing
-/// would run on a thread of its own.
+/// per idle client.
+///
+/// WebSocket (the aria2 RPC's) comes in through the same access handler: the handler answers
+/// `101` with a `WebSocketHandler` (`HTTPResponse.Body.webSocket`); with `MHD_ALLOW_UPGRADE`
+/// the response made by `MHD_create_response_for_upgrade` hands the socket over once the
+/// answer is sent, and the listener's `WebSocketLoop`, a thread started with the first
+/// upgrade, drives it from then on (libmicrohttpd 0.9.75 has no WebSocket framing).
 ///
 /// Lifetime: libmicrohttpd holds the listener as its callbacks' context, retained by
 /// `start` and released by `stop` once the daemon has stopped. Each request's
@@ -36,8 +39,8 @@ import Synchronization
 /// Locking: `gate` holds the connections put aside. Suspending one, and resuming one,
 /// happen under it, so each suspension is resumed exactly once, and `stop` resumes all of
 /// them and lets no more be put aside before it stops the daemon (libmicrohttpd panics on
-/// a stop with connections suspended). Order: `gate`, then a stream's lock, then
-/// libmicrohttpd's.
+/// a stop with connections suspended); it closes the upgraded connections first too.
+/// Order: `gate`, then a stream's lock, then libmicrohttpd's.
 final class MHDListener: Sendable {
   struct Configuration: Sendable {
     var maxBodySize: Int
@@ -76,6 +79,15 @@ final class MHDListener: Sendable {
   private let daemon = Mutex<Daemon?>(nil)
   private let watcher: HTTPStreamWatcher
 
+  /// The thread driving the upgraded connections, started with the first.
+  private enum WebSockets {
+    case none
+    case running(WebSocketLoop)
+    case stopped
+  }
+
+  private let webSockets = Mutex(WebSockets.none)
+
   /// The size of the blocks a stream's content reader is asked for.
   private static let streamBlockSize = 16 * 1024
 
@@ -108,7 +120,9 @@ final class MHDListener: Sendable {
       sockets: { [listener] in listener.watchedSockets() },
       hangUp: { [listener] in listener.hangUp($0) })
     let context = Unmanaged.passRetained(listener).toOpaque()
-    let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+    let flags =
+      MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+      | MHD_ALLOW_UPGRADE.rawValue
     guard
       let started = haul_mhd_start_daemon(
         flags, socket.descriptor, configuration.idleTimeoutSeconds, accessCallback, context,
@@ -134,6 +148,12 @@ final class MHDListener: Sendable {
       for aside in gate.aside.values { MHD_resume_connection(aside.exchange.connection) }
       gate.aside = [:]
     }
+    let loop = webSockets.withLock { webSockets -> WebSocketLoop? in
+      defer { webSockets = .stopped }
+      if case .running(let loop) = webSockets { return loop }
+      return nil
+    }
+    loop?.stop()
     guard let running = daemon.withLock({ $0.take() }) else { return }
     // Its thread closes every connection (each completion callback ending its stream)
     // and has ended when this returns.
@@ -245,6 +265,10 @@ final class MHDListener: Sendable {
         MHD_create_response_from_buffer(
           $0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
       }
+    case .webSocket(let handler):
+      exchange.webSocket = handler
+      made = MHD_create_response_for_upgrade(
+        Self.upgradeCallback, Unmanaged.passUnretained(self).toOpaque())
     case .stream(let stream):
       // The content reader's context: the exchange, retained until libmicrohttpd frees
       // the response (`contentReaderFreeCallback`).
@@ -342,6 +366,39 @@ final class MHDListener: Sendable {
     }
   }
 
+  // MARK: WebSocket
+
+  /// Takes over a connection libmicrohttpd has just upgraded (on the network thread): its
+  /// socket goes to the WebSocket loop, with the bytes libmicrohttpd read past the header.
+  private func upgraded(
+    _ exchange: HTTPExchange, socket: Int32, upgrade: OpaquePointer, extra: UnsafeRawBufferPointer
+  ) {
+    guard let handler = exchange.webSocket else {
+      _ = haul_mhd_upgrade_close(upgrade)
+      return
+    }
+    let loop = webSockets.withLock { webSockets -> WebSocketLoop? in
+      switch webSockets {
+      case .running(let loop): return loop
+      case .stopped: return nil
+      case .none:
+        guard let loop = try? WebSocketLoop() else { return nil }
+        webSockets = .running(loop)
+        return loop
+      }
+    }
+    guard let loop else {
+      _ = haul_mhd_upgrade_close(upgrade)
+      return
+    }
+    let connection = WebSocketConnection(
+      socket: socket, upgrade: upgrade, handler: handler, pool: configuration.handlerPool,
+      wake: { [loop] in loop.wake() })
+    connection.feed(extra)
+    handler.opened(connection)
+    if !loop.add(connection) { connection.finish() }
+  }
+
   // MARK: Reading what libmicrohttpd parsed
 
   /// The header fields, names lower-cased, repeated ones joined with ", ".
@@ -401,6 +458,17 @@ final class MHDListener: Sendable {
     let exchange = Unmanaged<HTTPExchange>.fromOpaque(opaque).takeRetainedValue()
     exchange.stream?.detach(
       termination == .REQUEST_TERMINATED_DAEMON_SHUTDOWN ? .serverStopped : .clientGone)
+  }
+
+  /// `MHD_UpgradeHandler`: the `101` answer was sent. `cls` is the listener (see "Lifetime");
+  /// `req_cls` the request's exchange, still retained (its completion comes later).
+  private static let upgradeCallback: MHD_UpgradeHandler = {
+    cls, _, context, extra, extraSize, socket, upgrade in
+    let listener = Unmanaged<MHDListener>.fromOpaque(cls!).takeUnretainedValue()
+    let exchange = Unmanaged<HTTPExchange>.fromOpaque(context!).takeUnretainedValue()
+    listener.upgraded(
+      exchange, socket: socket, upgrade: upgrade!,
+      extra: UnsafeRawBufferPointer(start: extra, count: extraSize))
   }
 
   /// `MHD_ContentReaderCallback` of a stream response; `cls` is the exchange.

@@ -69,7 +69,7 @@ struct ServeCommand {
     let aria2 = Aria2Endpoint(
       rpc: Aria2RPC(
         daemon: daemon, access: AccessGuard(token: setup.token, allowedOrigins: setup.origins),
-        onShutdown: stop))
+        onShutdown: stop), maxMessageSize: setup.maxRequestSize)
     let aria2Server = HTTPServer(maxBodySize: setup.maxRequestSize) { aria2.respond($0) }
     do {
       try server.listen(unixSocket: setup.socket)
