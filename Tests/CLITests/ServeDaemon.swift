@@ -132,6 +132,27 @@ final class ServeDaemon: @unchecked Sendable {
     #expect(output == "200", "PATCH answered \(output)")
   }
 
+  /// The targets of the daemon's open descriptors (`/proc/PID/fd`) that lie under
+  /// `folder` (itself included), once there are none or after a generous bound: a run's
+  /// last objects may be released on another thread a moment after its job ended.
+  func descriptors(under folder: String) async throws -> [String] {
+    guard let pid = process?.process.processIdentifier else {
+      throw FixtureError("the daemon was not started")
+    }
+    let root = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+    var found: [String] = []
+    for _ in 0..<200 {
+      // Throws when the daemon is gone: an empty list must mean a live daemon holds nothing.
+      let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+      found = names.compactMap {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+      }.filter { $0 == root || $0.hasPrefix(root + "/") }
+      if found.isEmpty { return [] }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return found
+  }
+
   /// The finished files in `folder` (no partial or hidden ones).
   static func filesInPlace(_ folder: String) -> Int {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

@@ -135,6 +135,29 @@ struct ServeTests {
     }
   }
 
+  /// A job's run keeps nothing of its output folder open once the job ended: not the
+  /// folder, not `.haul/entries-00.lock`, not the `.haul/runs` read lock that would tell a
+  /// later `haul run` there that another run is present.
+  @Test(arguments: transports)
+  func an_ended_job_leaves_no_descriptor_under_its_output(_ transport: String) async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve-fds")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      let daemon = try ServeDaemon(in: directory, extra: ["--transport", transport])
+      for (index, folder) in ["a", "b"].enumerated() {
+        let sha = try nginx.createFile("\(folder).bin", size: 5_000, seed: UInt64(index))
+        let added = try await daemon.client([
+          "add", nginx.url("/\(folder).bin").absoluteString, "-o", "root/\(folder)", "--wait",
+        ])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try fileSHA256(directory.file("root/\(folder)/\(folder).bin")) == sha)
+        let open = try await daemon.descriptors(under: directory.file("root/\(folder)"))
+        #expect(open.isEmpty, "still open in the daemon: \(open)")
+      }
+      #expect(try await daemon.terminate()?.status == 0)
+    }
+  }
+
   @Test func no_daemon_is_a_usage_error() async throws {
     let directory = try TemporaryDirectory(prefix: "haul-serve-none")
     defer { directory.remove() }

@@ -256,7 +256,8 @@ final class RunState: Sendable {
   /// feeder; freed on an engine thread, each of them takes the allocator's lock of the
   /// feeder's arena while the feeder allocates from it, and the two threads meet on that
   /// lock (a `futex` call each time). Dropped by the feeder, they are freed where they were
-  /// made. At most the lookahead's worth of jobs waits here.
+  /// made. At most the lookahead's worth of jobs waits here, and none once the run drained:
+  /// a job holds its runner, which holds this state, so the feeder takes the last ones then.
   func takeRetired() -> [EntryJob] {
     state.withLock { state in
       guard !state.retired.isEmpty else { return [] }

@@ -88,6 +88,10 @@ public actor Scheduler {
     let task = Task.detached {
       await self.feed(entries, to: runner)
       await runner.state.waitUntilDrained()
+      // The jobs that ended after the feeder's last look: each holds the runner, whose
+      // state holds them, so left there they would keep the run (its output directory,
+      // entry locks and `.haul/runs` lock) alive after it ended.
+      _ = runner.state.takeRetired()
     }
     runTask = task
     if cancelled { task.cancel() }
