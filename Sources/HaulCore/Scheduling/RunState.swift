@@ -32,12 +32,25 @@ final class RunState: Sendable {
     var retired: [EntryJob] = []
     /// Starts the jobs a timer admitted; set by the runner, cleared when the run ends.
     var dispatcher: (@Sendable ([EntryJob]) -> Void)?
+    /// The timers armed for the machine (`arm`), by number: each removes itself when it
+    /// fires; cancelling or ending the run cancels the rest.
+    var timers: [Int: Task<Void, Never>] = [:]
+    var nextTimer = 0
+    /// The run was cancelled or ended: no timer is armed any more.
+    var timersClosed = false
 
     mutating func id(of host: String) -> Int {
       if let id = hostIDs[host] { return id }
       let id = hostIDs.count
       hostIDs[host] = id
       return id
+    }
+
+    /// Stops arming timers; returns the armed ones, to cancel outside the lock.
+    mutating func closeTimers() -> [Task<Void, Never>] {
+      timersClosed = true
+      defer { timers = [:] }
+      return Array(timers.values)
     }
 
     /// Bytes moved so far: by the entries that ended and the transfers in flight.
@@ -64,9 +77,18 @@ final class RunState: Sendable {
           controller: controller)))
   }
 
-  /// Sets (or, with `nil` at the end of the run, clears) what starts jobs a timer admits.
-  func setDispatcher(_ dispatch: (@Sendable ([EntryJob]) -> Void)?) {
+  /// Sets what starts the jobs a timer admits.
+  func setDispatcher(_ dispatch: @escaping @Sendable ([EntryJob]) -> Void) {
     state.withLock { $0.dispatcher = dispatch }
+  }
+
+  /// Ends the run's timers and forgets the dispatcher: the run is over.
+  func close() {
+    let timers = state.withLock { state in
+      state.dispatcher = nil
+      return state.closeTimers()
+    }
+    for timer in timers { timer.cancel() }
   }
 
   /// Seconds since the run started: the clock of `AdmissionState`.
@@ -211,15 +233,31 @@ final class RunState: Sendable {
     return admitted.jobs
   }
 
-  /// Starts a timer that admits what waits for `at` (a hold ends, a limit grows).
+  /// Starts a timer that admits what waits for `at` (a hold ends, a limit grows). The run
+  /// owns it: it holds the run only weakly, and cancelling or ending the run cancels it.
   private func arm(_ at: Double?) {
     guard let at else { return }
-    Task { [self] in
-      try? await Task.sleep(for: .seconds(max(0, at - self.now) + 0.001))
-      let admitted = admitWaiting(after: at)
-      state.withLock { $0.dispatcher }?(admitted)
+    let deadline = started.advanced(by: .seconds(at + 0.001))
+    state.withLock { state in
+      guard !state.timersClosed else { return }
+      let number = state.nextTimer
+      state.nextTimer += 1
+      state.timers[number] = Task { [weak self] in
+        try? await Task.sleep(until: deadline, clock: .continuous)
+        guard !Task.isCancelled, let self else { return }
+        self.timerFired(number, armedFor: at)
+      }
     }
   }
+
+  private func timerFired(_ number: Int, armedFor at: Double) {
+    state.withLock { _ = $0.timers.removeValue(forKey: number) }
+    let admitted = admitWaiting(after: at)
+    state.withLock { $0.dispatcher }?(admitted)
+  }
+
+  /// How many timers are armed and have not fired.
+  var armedTimers: Int { state.withLock { $0.timers.count } }
 
   // MARK: Entries
 
@@ -314,9 +352,13 @@ final class RunState: Sendable {
   /// Marks the run cancelled; returns the entries that never started (to be recorded as
   /// cancelled) after cancelling every task and releasing every waiter.
   func cancel() -> [EntryJob] {
-    let (cancellation, tasks) = state.withLock { state in
-      (state.machine.cancel(), state.machine.cancelled ? Array(state.tasks.values) : [])
+    let (cancellation, tasks, timers) = state.withLock { state in
+      (
+        state.machine.cancel(), state.machine.cancelled ? Array(state.tasks.values) : [],
+        state.closeTimers()
+      )
     }
+    for timer in timers { timer.cancel() }
     guard let cancellation else { return [] }
     for waiter in cancellation.waiters { waiter.resume(returning: false) }
     for task in tasks { task.cancel() }

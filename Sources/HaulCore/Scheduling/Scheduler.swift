@@ -123,7 +123,7 @@ public actor Scheduler {
         runner.state.snapshot(
           expectedTotal: options.expectedTotal, expectedBytes: options.expectedBytes)))
     events(.summary(runner.state.summary(transport: transport.name)))
-    runner.state.setDispatcher(nil)
+    runner.state.close()
     self.runner = nil
   }
 
