@@ -145,9 +145,11 @@ struct CookieJarTests {
       #HttpOnly_host.example\tFALSE\t/x\tTRUE\t2000000000\tt\tv
       not a cookie line
       host.example\tFALSE\t/\tFALSE\t0\tempty
+      127.0.0.1:34667\tFALSE\t/\tFALSE\t1796678447\tportal_session\tc38f
       """
     let cookies = NetscapeCookieFile.parse(text)
-    #expect(cookies.map(\.name) == ["sid", "t", "empty"])
+    #expect(cookies.map(\.name) == ["sid", "t", "empty", "portal_session"])
+    #expect(cookies[3].domain == "127.0.0.1" && cookies[3].hostOnly)
     #expect(cookies[0].hostOnly == false && cookies[0].domain == "example.org")
     #expect(cookies[1].httpOnly && cookies[1].secure && cookies[1].path == "/x")
     #expect(cookies[2].value == "")

@@ -9,7 +9,8 @@ import Foundation
 /// domain, include-subdomains (`TRUE`/`FALSE`), path, secure (`TRUE`/`FALSE`), expiry
 /// (seconds since 1970, `0` for a session cookie), name, value. A domain prefixed with
 /// `#HttpOnly_` marks an `HttpOnly` cookie; other lines starting with `#`, and empty lines,
-/// are comments. A line that is not a cookie is skipped, as curl and wget skip it.
+/// are comments. A line that is not a cookie is skipped, as curl and wget skip it. The
+/// `:PORT` wget adds to a host on a port of its own is dropped: cookies ignore ports.
 public enum NetscapeCookieFile {
   /// The first line of the file, which curl and wget write.
   public static let header = "# Netscape HTTP Cookie File\n"
@@ -28,7 +29,7 @@ public enum NetscapeCookieFile {
       }
       let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
       guard fields.count == 7 || fields.count == 6 else { continue }
-      var domain = fields[0].lowercased()
+      var domain = withoutPort(fields[0].lowercased())
       if domain.hasPrefix(".") { domain.removeFirst() }
       guard !domain.isEmpty, !fields[5].isEmpty, let expiry = Int64(fields[4]) else { continue }
       let subdomains = fields[1].uppercased() == "TRUE"
@@ -41,6 +42,18 @@ public enum NetscapeCookieFile {
           expires: expiry == 0 ? nil : expiry))
     }
     return cookies
+  }
+
+  /// `domain` without the `:PORT` wget writes after a host on another port than the
+  /// scheme's (`127.0.0.1:8080`): cookies ignore ports, and curl writes none.
+  static func withoutPort(_ domain: String) -> String {
+    if domain.hasPrefix("["), let close = domain.firstIndex(of: "]") {
+      return String(domain[domain.index(after: domain.startIndex)..<close])
+    }
+    guard let colon = domain.lastIndex(of: ":"), domain.firstIndex(of: ":") == colon,
+      domain[domain.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber })
+    else { return domain }
+    return String(domain[..<colon])
   }
 
   /// The file's text for `cookies`: a domain cookie's domain with a leading `.` and
