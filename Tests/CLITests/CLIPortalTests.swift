@@ -227,6 +227,13 @@ struct CLIPortalTests {
       #expect(result.status == 2, "\(options)")
       #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
     }
+    // A --cookies file that is also the jar may be missing: the first run starts without.
+    let first = try await HaulBinary.run(
+      ["run", "m.txt", "--cookies", "j.txt", "--cookie-jar", "j.txt", "--retries", "0", "-q"],
+      in: directory)
+    #expect(first.status == 1, "\(first.stderr)")
+    #expect(
+      try String(contentsOfFile: directory.file("j.txt"), encoding: .utf8).hasPrefix("# Netscape"))
     // A .netrc others can read is used, with a warning.
     try "machine 127.0.0.1 login a password p\n".write(
       toFile: directory.file("open-netrc"), atomically: true, encoding: .utf8)

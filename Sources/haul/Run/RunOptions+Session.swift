@@ -44,7 +44,8 @@ struct SessionOptions: Sendable, Hashable {
   init() {}
 
   /// The run's logins and cookies, read from the files; `nil` when no option was given.
-  /// A file that cannot be read or parsed is a usage error. `warn` gets a line for a
+  /// A file that cannot be read or parsed is a usage error, but for a `--cookies` file that
+  /// is also the `--cookie-jar` and does not exist yet (the first of several runs). `warn` gets a line for a
   /// `.netrc` file that users other than its owner can read.
   func state(command: String, warn: (String) -> Void) throws(UsageError) -> HTTPState? {
     guard !isEmpty else { return nil }
@@ -62,7 +63,10 @@ struct SessionOptions: Sendable, Hashable {
       }
     }
     var cookies: [Cookie]?
-    if let path = cookiesFile {
+    if let path = cookiesFile, path == cookieJar, !FileManager.default.fileExists(atPath: path) {
+      // The jar of earlier runs, not written yet: the first run starts with none.
+      cookies = []
+    } else if let path = cookiesFile {
       do throws(CookieFileError) {
         cookies = try NetscapeCookieFile.read(path)
       } catch {
