@@ -31,6 +31,16 @@ struct CookieJarTests {
     #expect(jar.header(for: url("http://badexample.org/"), now: now) == nil)
   }
 
+  @Test func a_domain_cookie_of_the_host_itself_replaces_its_host_only_one_and_reaches_subdomains()
+  {
+    var jar = jar(["d=1"], from: "http://example.org/")
+    jar.receive(
+      ResponseHead(status: 200, headers: [HTTPField("Set-Cookie", "d=2; Domain=example.org")]),
+      from: url("http://example.org/"), now: now)
+    #expect(jar.cookies.count == 1)
+    #expect(jar.header(for: url("http://www.example.org/"), now: now) == "d=2")
+  }
+
   @Test func a_domain_the_host_does_not_match_or_a_bare_name_is_refused() {
     #expect(jar(["x=1; Domain=other.org"], from: "http://www.example.org/").cookies.isEmpty)
     #expect(jar(["x=1; Domain=org"], from: "http://www.example.org/").cookies.isEmpty)

@@ -159,12 +159,18 @@ extension Cookie {
     } else if let expires {
       cookie.expires = expires
     }
-    if let domain = domainAttribute, domain != host {
-      // No public suffix list: a bare name (`com`, `local`) is refused as a domain, so
-      // that one site cannot set a cookie for every host under a top-level name.
-      guard domainMatches(host, domain), domain.contains(".") else { return nil }
-      cookie.domain = domain
-      cookie.hostOnly = false
+    if let domain = domainAttribute {
+      if domain == host {
+        // A domain cookie of the host itself goes to its subdomains too; an IP address
+        // has none.
+        cookie.hostOnly = isIPAddress(host)
+      } else {
+        // No public suffix list: a bare name (`com`, `local`) is refused as a domain, so
+        // that one site cannot set a cookie for every host under a top-level name.
+        guard domainMatches(host, domain), domain.contains(".") else { return nil }
+        cookie.domain = domain
+        cookie.hostOnly = false
+      }
     }
     if cookie.secure && !https { return nil }
     return cookie

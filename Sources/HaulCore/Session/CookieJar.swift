@@ -18,12 +18,11 @@ public struct CookieJar: Sendable, Hashable {
     for cookie in cookies { store(cookie, now: Int64.min) }
   }
 
-  /// Stores `cookie` (received at `now`): replaces the one of the same name, domain, path
-  /// and host-only flag, or removes it when `cookie` has expired.
+  /// Stores `cookie` (received at `now`): replaces the one of the same name, domain and
+  /// path (RFC 6265, section 5.3, step 11), or removes it when `cookie` has expired.
   public mutating func store(_ cookie: Cookie, now: Int64) {
     let same = cookies.firstIndex {
       $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path
-        && $0.hostOnly == cookie.hostOnly
     }
     if cookie.isExpired(at: now) {
       if let same { cookies.remove(at: same) }

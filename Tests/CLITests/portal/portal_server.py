@@ -10,6 +10,7 @@ Serves two origins from one process, both on 127.0.0.1 with ports of their own, 
   /data/ to a request carrying its session cookie; without one it redirects (302) to the
   login host's /oauth/authorize with redirect_uri and state. Its /login?code=C&state=PATH
   takes a code the login host issued, sets the session cookie (Max-Age 3600, HttpOnly) and
+  a second one in the same response (an Expires date, whose comma must not split it) and
   redirects back to PATH. Any request that carries an Authorization header is refused with
   400: a login must never reach it.
 - the login host (reach it as http://localhost:LOGIN_PORT: another host name, since cookies
@@ -107,6 +108,7 @@ class DataHost(Handler):
                 [
                     ("Location", state),
                     ("Set-Cookie", f"portal_session={session}; Path=/; Max-Age=3600; HttpOnly"),
+                    ("Set-Cookie", "portal_seen=1; Path=/data; Expires=Fri, 31 Dec 2098 23:59:59 GMT"),
                 ],
             )
         if not url.path.startswith("/data/"):
