@@ -11,9 +11,10 @@ SWIFT ?= swift
 # the forward proxy of the proxy tests, squid the https:// proxy (TLS to the proxy);
 # libsqlite3 and libmicrohttpd are haul serve's journal and HTTP server; chromium and its
 # driver run haul serve's page in the browser tests; aria2 is the reference the aria2
-# RPC's parity tests call side by side with haul.
+# RPC's parity tests call side by side with haul; wget and curl log in through the login
+# portal of the .netrc and cookie tests before haul does.
 DEB_PACKAGES := libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config nginx \
-  openssl tinyproxy squid chromium chromium-driver aria2
+  openssl tinyproxy squid chromium chromium-driver aria2 wget curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Python packages of the S3 tests, from PyPI with the python3 on PATH (the one the tests
 # run): botocore signs requests for the differential SigV4 test, moto[server] is the S3 API

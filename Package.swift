@@ -101,10 +101,11 @@ let package = Package(
     .testTarget(
       name: "TransportConformanceTests",
       dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "HaulTestSupport"]),
-    // The page's browser script (page/) and the aria2p script (aria2/) are run by the tests.
+    // The page's browser script (page/), the aria2p script (aria2/) and the login portal's
+    // server (portal/) are run by the tests.
     .testTarget(
       name: "CLITests", dependencies: ["HaulCore", "HaulTestSupport"],
-      exclude: ["page", "aria2"]),
+      exclude: ["page", "aria2", "portal"]),
     // The CLI's pure parts (the progress display's state and lines, a bench run's tally),
     // without running it.
     .testTarget(name: "ProgressDisplayTests", dependencies: ["haul", "HaulCore"]),

@@ -24,7 +24,7 @@ extension CurlExchange {
   /// send, the header list rebuilt. Returns the failing option's code, if any.
   func prepareResend(on easy: CurlEasy) -> CURLcode {
     sendsBodyAtOnce = false
-    parser = ResponseHeadParser(maxBytes: parser.maxBytes)
+    parser = ResponseHeadParser(maxBytes: parser.maxBytes, keepsCookies: parser.keepsCookies)
     acceptsBody = false
     bodyBytes = 0
     receivedBytes = 0

@@ -125,7 +125,7 @@ final class CurlExchange: @unchecked Sendable {
     let scheme = request.url.scheme
     self.scheme = scheme
     isHTTPS = CurlRoutes.isHTTPS(scheme)
-    parser = ResponseHeadParser(maxBytes: maxHeaderBytes)
+    parser = ResponseHeadParser(maxBytes: maxHeaderBytes, keepsCookies: request.readsCookies)
     switch request.body?.content {
     case .file(let path, let offset, _):
       let file = open(path, O_RDONLY | O_CLOEXEC)

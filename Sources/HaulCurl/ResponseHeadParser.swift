@@ -9,7 +9,8 @@ import HaulCore
 ///
 /// Only the fields haul reads (`ResponseHead.fieldsRead`) are kept: a name is compared as
 /// bytes before any `String` is made, so the other lines of a head cost a scan and no
-/// allocation.
+/// allocation. `Set-Cookie` is kept besides them when the request reads cookies
+/// (`TransferRequest.readsCookies`).
 struct ResponseHeadParser {
   /// What one line did to the head being built.
   enum Step: Equatable {
@@ -27,6 +28,8 @@ struct ResponseHeadParser {
   }
 
   let maxBytes: Int
+  /// Whether `Set-Cookie` fields are kept too.
+  let keepsCookies: Bool
   private(set) var totalBytes = 0
   private(set) var status: Int?
   /// Whether the status line names HTTP/2 or later (`HTTP/2 200`): one connection carries
@@ -36,8 +39,9 @@ struct ResponseHeadParser {
   /// Whether the last field line was kept (a folded continuation line belongs to it).
   private var keptLast = false
 
-  init(maxBytes: Int) {
+  init(maxBytes: Int, keepsCookies: Bool = false) {
     self.maxBytes = maxBytes
+    self.keepsCookies = keepsCookies
     fields.reserveCapacity(16)
   }
 
@@ -79,7 +83,9 @@ struct ResponseHeadParser {
     while colon < end, base[colon] != UInt8(ascii: ":") { colon += 1 }
     guard colon < end else { return .needMore }
     let nameBytes = Self.trimmed(line[0..<colon])
-    keptLast = Self.isKept(nameBytes)
+    keptLast =
+      Self.isKept(nameBytes)
+      || (keepsCookies && nameBytes.count == 10 && Self.equalsIgnoringCase(nameBytes, "set-cookie"))
     guard keptLast else { return .needMore }
     let name = Self.text(nameBytes)
     let value = Self.text(Self.trimmed(line[(colon + 1)..<end]))
@@ -133,7 +139,7 @@ struct ResponseHeadParser {
   }
 
   /// Whether `bytes` spell `lowercased` (all lower case), ASCII case ignored.
-  private static func equalsIgnoringCase(
+  static func equalsIgnoringCase(
     _ bytes: Slice<UnsafeRawBufferPointer>, _ lowercased: StaticString
   ) -> Bool {
     lowercased.withUTF8Buffer { wanted in

@@ -7,11 +7,32 @@ import Testing
 /// values trimmed at the byte level, folded lines joined, interim responses dropped.
 @Suite("ResponseHeadParser: header lines to a head")
 struct ResponseHeadParserTests {
-  private func parse(_ lines: [String], maxBytes: Int = 1 << 18) -> [ResponseHeadParser.Step] {
-    var parser = ResponseHeadParser(maxBytes: maxBytes)
+  private func parse(_ lines: [String], maxBytes: Int = 1 << 18, keepsCookies: Bool = false)
+    -> [ResponseHeadParser.Step]
+  {
+    var parser = ResponseHeadParser(maxBytes: maxBytes, keepsCookies: keepsCookies)
     return lines.map { line in
       Array(line.utf8).withUnsafeBytes { parser.consume($0) }
     }
+  }
+
+  @Test func set_cookie_fields_are_kept_each_on_its_own_only_when_cookies_are_read() {
+    let lines = [
+      "HTTP/1.1 302 Found\r\n", "Set-Cookie: a=1; Path=/\r\n", "set-cookie: b=2\r\n",
+      "Location: /x\r\n", "\r\n",
+    ]
+    #expect(
+      parse(lines, keepsCookies: true).last
+        == .complete(
+          ResponseHead(
+            status: 302,
+            headers: [
+              HTTPField("Set-Cookie", "a=1; Path=/"), HTTPField("set-cookie", "b=2"),
+              HTTPField("Location", "/x"),
+            ])))
+    #expect(
+      parse(lines).last
+        == .complete(ResponseHead(status: 302, headers: [HTTPField("Location", "/x")])))
   }
 
   @Test func names_and_values_are_trimmed_of_spaces_and_tabs() {

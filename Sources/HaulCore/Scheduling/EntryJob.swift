@@ -140,7 +140,7 @@ extension EntryJob: TransportJob {
             continue
           }
         }
-        let walk = RedirectWalk(request)
+        let walk = RedirectWalk(request, state: runner.options.httpState)
         exchange = (walk, attempt)
         return .send(walk.hop, attempt.responseSink)
       case .complete(let attempt) where attempt.completionSyncs && runner.finisher != nil:

@@ -64,11 +64,13 @@ extension EntryRunner {
     job: EntryJob? = nil
   ) async throws(TransferError) -> TransferResponse {
     guard let interceptor = options.interceptor else {
-      return try await Exchange.perform(request, on: transport, sink: sink)
+      return try await Exchange.perform(
+        request, on: transport, sink: sink, state: options.httpState)
     }
     var adapted = request
     try await interceptor.adapt(&adapted, for: entry)
-    let response = try await Exchange.perform(adapted, on: transport, sink: sink)
+    let response = try await Exchange.perform(
+      adapted, on: transport, sink: sink, state: options.httpState)
     guard response.head.status == 401, try await interceptor.retry(after: adapted, for: entry)
     else { return response }
     if let job {
@@ -77,6 +79,6 @@ extension EntryRunner {
     }
     adapted = request
     try await interceptor.adapt(&adapted, for: entry)
-    return try await Exchange.perform(adapted, on: transport, sink: sink)
+    return try await Exchange.perform(adapted, on: transport, sink: sink, state: options.httpState)
   }
 }

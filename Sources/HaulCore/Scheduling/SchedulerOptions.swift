@@ -64,6 +64,9 @@ public struct SchedulerOptions: Sendable {
   /// Changes each request before it is sent and handles 401s (`--auth-command`); none by
   /// default.
   public var interceptor: (any RequestInterceptor)?
+  /// `.netrc` logins and the run's cookies (`--netrc`, `--cookies`, `--cookie-jar`), added
+  /// to every hop of every exchange by `RedirectWalk`; none by default.
+  public var httpState: HTTPState?
   /// Whether a download whose entry gives no `sha256` still has its SHA-256 computed, for
   /// the report and events to carry. Entries with a `sha256` are always hashed and checked.
   /// Off, such a download costs no digest work at all (the CLI turns it on only when

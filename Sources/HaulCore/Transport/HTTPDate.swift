@@ -66,7 +66,7 @@ package enum HTTPDate {
 
   /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's
   /// `days_from_civil`).
-  private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+  package static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yearOfEra = y - era * 400

@@ -14,6 +14,10 @@ import Foundation
 /// trailing slash (h2o, whose index pages link folders so, Apache, nginx): `folder(after:of:)`
 /// reads it, and a request that `stopsAtFolderRedirect` ends at it, for its answer to say
 /// "folder".
+///
+/// With an `HTTPState` (`.netrc` logins, cookies), each hop gets the login of its own host
+/// and the cookies that match its URL, and every response's `Set-Cookie` fields are stored
+/// before the next hop is built.
 package struct RedirectWalk: Sendable {
   /// The request to send next.
   package private(set) var hop: TransferRequest
@@ -23,8 +27,9 @@ package struct RedirectWalk: Sendable {
   private let originalURL: URL
   private let ownHeaders: [HTTPField]
   private let conditions: [HTTPField]
+  private let state: HTTPState?
 
-  package init(_ request: TransferRequest, maxRedirects: Int = 10) {
+  package init(_ request: TransferRequest, maxRedirects: Int = 10, state: HTTPState? = nil) {
     policy = RedirectPolicy(maxRedirects: maxRedirects)
     (originalURL, ownHeaders) = Exchange.separateCredentials(request.url, headers: request.headers)
     conditions = request.conditions
@@ -32,12 +37,15 @@ package struct RedirectWalk: Sendable {
     hop.url = originalURL
     hop.conditions = []
     hop.headers = conditions.isEmpty ? ownHeaders : ownHeaders + conditions
+    self.state = state
+    state?.prepare(&hop, original: originalURL)
   }
 
   /// Takes the answer to `hop`: returns `true` when `hop` now holds the redirect to send,
   /// `false` when `response` is final. Throws `redirect_refused` for a redirect the policy
   /// refuses.
   package mutating func follow(after response: TransferResponse) throws(TransferError) -> Bool {
+    state?.receive(response.head, from: hop.url)
     if hop.stopsAtFolderRedirect, Self.folder(after: response.head, of: hop.url) != nil {
       return false
     }
@@ -57,6 +65,7 @@ package struct RedirectWalk: Sendable {
         hop.body = nil
       }
       hop.headers = (Origin(url) == Origin(originalURL) ? ownHeaders : []) + conditions
+      state?.prepare(&hop, original: originalURL)
       return true
     }
   }

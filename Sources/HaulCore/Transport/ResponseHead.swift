@@ -17,7 +17,9 @@ public struct ResponseHead: Sendable, Hashable {
 
   /// The response fields haul reads (lower case). A transport may keep only these: the
   /// rest of a response head is never looked at, so building it would be work per
-  /// response for nothing.
+  /// response for nothing. `Set-Cookie` is read too when the run keeps cookies (a
+  /// transport of haul's own keeps it for a request whose `readsCookies` is set; another
+  /// should keep every `Set-Cookie` field).
   public static let fieldsRead: [String] = [
     "content-length", "content-range", "content-type", "content-encoding", "etag",
     "last-modified", "location", "retry-after", "repr-digest", "content-digest", "digest",

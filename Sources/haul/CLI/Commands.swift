@@ -63,6 +63,15 @@ enum Commands {
         "auth-command", value: "CMD",
         help: "send CMD's output as a bearer token; rerun on 401"),
       OptionSpec(
+        "netrc", help: "send each host's login from ~/.netrc (or $NETRC) as Basic auth, to it only"),
+      OptionSpec("netrc-file", value: "FILE", help: "as --netrc, with the logins of FILE"),
+      OptionSpec(
+        "cookies", value: "FILE",
+        help: "load cookies from a Netscape cookie FILE, as curl and wget write them"),
+      OptionSpec(
+        "cookie-jar", value: "FILE",
+        help: "keep cookies and write those the run ends with to FILE (mode 0600)"),
+      OptionSpec(
         "s3", help: "sign requests with AWS SigV4 and accept s3://BUCKET/KEY URLs"),
       OptionSpec(
         "s3-endpoint", value: "URL", default: "https://s3.REGION.amazonaws.com",

@@ -81,11 +81,18 @@ struct RunCommand {
       }
       interceptor = tokens
     }
+    let state: HTTPState?
+    do throws(UsageError) {
+      state = try options.session.state(command: "run") { Console.error($0 + "\n") }
+    } catch {
+      Console.error(error.text + "\n")
+      return .usage
+    }
     let transport = TransportFactory.make(options.transport, options: options.transportOptions)
 
-    let scheduler = Scheduler(
-      transport: transport,
-      options: options.schedulerOptions(statistics, interceptor: interceptor, s3: s3))
+    var schedulerOptions = options.schedulerOptions(statistics, interceptor: interceptor, s3: s3)
+    schedulerOptions.httpState = state
+    let scheduler = Scheduler(transport: transport, options: schedulerOptions)
     let display = ProgressDisplays.make(
       quiet: options.quiet || options.events,
       state: ProgressState(
@@ -136,6 +143,14 @@ struct RunCommand {
         outputsWritten = false
       }
       signals.progressed()
+    }
+    if let path = options.session.cookieJar, let state {
+      do throws(CookieFileError) {
+        try NetscapeCookieFile.write(state.cookies(), to: path)
+      } catch {
+        Console.error("haul: cannot write --cookie-jar: \(error)\n")
+        outputsWritten = false
+      }
     }
     // The report and `--failed` are on disk before the wait for a slow events reader.
     consumer.output?.finish()

@@ -59,6 +59,8 @@ struct RunOptions: Sendable {
   var folders = FolderOptions()
   /// `--resumable` and `--abort-incomplete`, for uploads through a resumable protocol.
   var resumable = ResumableOptions()
+  /// `--netrc`, `--netrc-file`, `--cookies`, `--cookie-jar`.
+  var session = SessionOptions()
 
   /// What `--s3`, `--s3-endpoint`, `--s3-region` and `--s3-addressing` asked for; resolved
   /// with the credentials by `S3Setup` when the run starts.
@@ -164,6 +166,8 @@ struct RunOptions: Sendable {
     serverDigests = !parsed.has("no-server-digests")
     proxyRules = try RunOptions.proxyRules(
       parsed, transport: transport, environment: ProcessInfo.processInfo.environment)
+    session = try SessionOptions(
+      parsed, environment: ProcessInfo.processInfo.environment, command: "run")
     if let path = parsed.value("cacert") {
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
