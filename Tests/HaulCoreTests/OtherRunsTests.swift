@@ -1,6 +1,7 @@
 import Foundation
 import HaulCore
 import HaulTestSupport
+import Synchronization
 import Testing
 
 /// Whether another run may have finished files in the output directory: known alone until
@@ -138,5 +139,44 @@ struct LeavingTests {
     joining.entryLocks.release("f.bin")
     joining.leave()
     #expect(haulNames(directory) == nil)
+  }
+
+  @Test func runs_joining_and_leaving_at_once_never_hold_one_claim_together() throws {
+    let directory = try TemporaryDirectory(prefix: "haul-leave-churn")
+    defer { directory.remove() }
+    // Runs that start, claim one entry, and leave (the last removing `.haul`), four at a
+    // time: whoever holds the claim holds it alone, and no claim fails, however the joins
+    // and removals meet.
+    let holders = Atomic(0)
+    let overlaps = Atomic(0)
+    let granted = Atomic(0)
+    let errors = Atomic(0)
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      for _ in 0..<400 {
+        guard let run = try? OutputDirectory(path: directory.path) else { continue }
+        let claimed: Bool
+        do throws(TransferError) {
+          claimed = try run.entryLocks.claim("x.bin")
+        } catch {
+          errors.add(1, ordering: .relaxed)
+          claimed = false
+        }
+        if claimed {
+          granted.add(1, ordering: .relaxed)
+          if holders.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
+            overlaps.add(1, ordering: .relaxed)
+          }
+          usleep(200)
+          holders.subtract(1, ordering: .sequentiallyConsistent)
+          run.entryLocks.release("x.bin")
+        }
+        run.leave()
+      }
+    }
+    #expect(overlaps.load(ordering: .relaxed) == 0)
+    #expect(granted.load(ordering: .relaxed) > 0)
+    // A join never ends in a folder another run removed under it.
+    #expect(errors.load(ordering: .relaxed) == 0)
+    #expect(haulNames(directory) == nil, "the last to leave removed the folder")
   }
 }
