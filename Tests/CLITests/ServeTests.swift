@@ -137,7 +137,7 @@ struct ServeTests {
 
   /// A job's run keeps nothing of its output folder open once the job ended: not the
   /// folder, not `.haul/entries-00.lock`, not the `.haul/runs` read lock that would tell a
-  /// later `haul run` there that another run is present.
+  /// later `haul run` there that another run is present; and it leaves no `.haul` there.
   @Test(arguments: transports)
   func an_ended_job_leaves_no_descriptor_under_its_output(_ transport: String) async throws {
     let directory = try TemporaryDirectory(prefix: "haul-serve-fds")
@@ -153,6 +153,9 @@ struct ServeTests {
         #expect(try fileSHA256(directory.file("root/\(folder)/\(folder).bin")) == sha)
         let open = try await daemon.descriptors(under: directory.file("root/\(folder)"))
         #expect(open.isEmpty, "still open in the daemon: \(open)")
+        let left = try FileManager.default.contentsOfDirectory(
+          atPath: directory.file("root/\(folder)"))
+        #expect(left == ["\(folder).bin"], "the job's .haul went with it: \(left)")
       }
       #expect(try await daemon.terminate()?.status == 0)
     }

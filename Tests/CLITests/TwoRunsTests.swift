@@ -68,7 +68,7 @@ struct TwoRunsTests {
       #expect(gets.count == count, "\(gets.map(\.uri).sorted())")
       #expect(Set(gets.map(\.uri)).count == count)
       let left = try FileManager.default.contentsOfDirectory(atPath: directory.file("out"))
-      #expect(Set(left) == Set(digests.keys).union([".haul"]), "\(left.sorted())")
+      #expect(Set(left) == Set(digests.keys), "no .haul is left: \(left.sorted())")
     }
   }
 
@@ -151,6 +151,66 @@ struct TwoRunsTests {
       #expect(FileDigest(path: directory.file("out/killed.bin"))?.sha256 == sha)
       let gets = nginx.accessLog(atLeast: 2).filter { $0.uri == "/slow/killed.bin" }
       #expect(gets.map(\.status) == [200, 206], "\(gets)")
+    }
+  }
+
+  /// The first run on a folder ends while a second still fetches there: the first removes
+  /// nothing the second needs, so the second's claim still keeps a third run from fetching
+  /// its file, and the last to end leaves no `.haul`.
+  @Test(arguments: transports)
+  func a_run_ending_beside_another_leaves_the_others_claims_in_force(transport: String)
+    async throws
+  {
+    let directory = try TemporaryDirectory(prefix: "haul-two-runs-end")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      // Ten seconds at 1 MB/s: the long run outlasts the short one and the third's start.
+      let size: Int64 = 10 << 20
+      let sha = try nginx.createFile("slow/long.bin", size: size, seed: 33)
+      let quickSHA = try nginx.createFile("quick.bin", size: 20_000, seed: 34)
+      try writeManifest(
+        [
+          try manifestLine([
+            "url": nginx.url("/slow/long.bin").absoluteString, "path": "long.bin",
+            "size": size, "sha256": sha,
+          ])
+        ], named: "long.jsonl", in: directory)
+      try writeManifest(
+        [
+          try manifestLine([
+            "url": nginx.url("/quick.bin").absoluteString, "path": "quick.bin",
+            "size": 20_000, "sha256": quickSHA,
+          ])
+        ], named: "quick.jsonl", in: directory)
+      func run(_ manifest: String, report: String) -> [String] {
+        ["run", manifest, "-o", "out", "--transport", transport, "--report", report]
+      }
+      let partial = directory.file("out/long.bin.haul-partial")
+      let long = try HaulBinary.start(run("long.jsonl", report: "long.json"), in: directory)
+      await whenOffPool({ !long.isRunning || fileSize(partial) > 0 }, timeout: 20)
+
+      // The short run starts and ends while the long one fetches.
+      let quick = try await HaulBinary.run(
+        run("quick.jsonl", report: "quick.json"), in: directory, timeout: 30)
+      #expect(quick.status == 0, "\(quick.stderr)")
+      #expect(long.isRunning, "the long run ended before the short one did")
+      #expect(
+        FileManager.default.fileExists(atPath: directory.file("out/.haul/runs")),
+        "the long run's presence stays")
+
+      // A third run on the long file waits for the long run's claim, then skips the file.
+      let third = try await HaulBinary.run(
+        run("long.jsonl", report: "third.json"), in: directory, timeout: 60)
+      let first = try await long.finish(timeout: 60)
+      #expect(first.status == 0, "\(first.stderr)")
+      #expect(third.status == 0, "\(third.stderr)")
+      #expect(try statuses(directory.file("long.json"))["long.bin"] == "ok")
+      #expect(try statuses(directory.file("third.json"))["long.bin"] == "skipped")
+      let gets = nginx.accessLog(atLeast: 2).filter { $0.uri == "/slow/long.bin" }
+      #expect(gets.count == 1, "\(gets)")
+      #expect(FileDigest(path: directory.file("out/long.bin"))?.sha256 == sha)
+      let left = try FileManager.default.contentsOfDirectory(atPath: directory.file("out"))
+      #expect(Set(left) == ["long.bin", "quick.bin"], "\(left.sorted())")
     }
   }
 }

@@ -21,7 +21,9 @@ struct EntryLocksTests {
     let lockFile = ".haul/" + EntryLocks.fileName(shard: shard)
     #expect(FileManager.default.fileExists(atPath: directory.file(lockFile)))
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.file(".haul"))
-    #expect(names == [EntryLocks.fileName(shard: shard)], "only the claim's own lock file is made")
+    #expect(
+      Set(names) == [OtherRuns.fileName, EntryLocks.fileName(shard: shard)],
+      "only the presence and the claim's own lock file are made")
     #expect(try !second.entryLocks.claim("a/f.bin"))
     #expect(try second.entryLocks.claim("a/g.bin"), "another entry is free")
     first?.entryLocks.release("a/f.bin")
@@ -43,7 +45,11 @@ struct EntryLocksTests {
     let paths = (0..<2_000).map { "d/file-\($0).bin" }
     for path in paths { #expect(try first.entryLocks.claim(path)) }
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.file(".haul"))
-    #expect(Set(names) == Set((0..<EntryLocks.shardCount).map(EntryLocks.fileName(shard:))))
+    #expect(
+      Set(names)
+        == Set((0..<EntryLocks.shardCount).map(EntryLocks.fileName(shard:))).union([
+          OtherRuns.fileName
+        ]))
     for path in paths { #expect(try !second.entryLocks.claim(path)) }
     for path in paths { first.entryLocks.release(path) }
     for path in paths { #expect(try second.entryLocks.claim(path)) }
@@ -71,8 +77,11 @@ struct EntryLocksTests {
     defer { close(root) }
     // Given a run whose lock files cannot be opened for want of descriptors...
     let failure = Mutex<Int32?>(EMFILE)
-    let locks = EntryLocks(root: root) { name, root in
-      failure.withLock { $0 }.map { -$0 } ?? EntryLocks.openLockFile(name, in: root)
+    let runs = OtherRuns(root: root, shared: true)
+    // The presence leaves below the root's descriptor, so before it is closed.
+    defer { runs.leave() }
+    let locks = EntryLocks(runs: runs) { name, folder in
+      failure.withLock { $0 }.map { -$0 } ?? EntryLocks.openLockFile(name, in: folder)
     }
     // ...its claim on an entry the other run holds is an error, not a grant.
     do throws(TransferError) {
@@ -96,7 +105,9 @@ struct EntryLocksTests {
     try #require(root >= 0)
     defer { close(root) }
     let opened = Mutex(0)
-    let locks = EntryLocks(root: root) { _, _ in
+    let runs = OtherRuns(root: root, shared: true)
+    defer { runs.leave() }
+    let locks = EntryLocks(runs: runs) { _, _ in
       opened.withLock { $0 += 1 }
       return -EROFS
     }

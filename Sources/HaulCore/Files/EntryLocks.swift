@@ -17,7 +17,10 @@ import Synchronization
 /// it on every lock and unlock, and a run holds a claim for every entry it has read ahead
 /// (about sixteen per slot), so one file would make each `fcntl` cost grow with `-j`. A lock
 /// file is opened on the first claim that falls in it, so a run that downloads nothing
-/// (`verify`, uploads) creates no `.haul/`.
+/// (`verify`, uploads) creates no `.haul/`. The first claim joins the run's presence
+/// (`OtherRuns`) before any lock file is opened: the lock files are only opened while that
+/// presence holds off their removal, and the last run to leave removes them (`close()`,
+/// then `OtherRuns.leave()`).
 ///
 /// Where a lock file cannot be made because the folder refuses it (read-only, forbidden, a
 /// symlink as `.haul`), every claim in it succeeds: such a run is as unprotected as one
@@ -26,15 +29,16 @@ import Synchronization
 /// error instead, and the next claim in that file tries to open it again: a run short of
 /// descriptors must not fetch a file the other run is fetching.
 ///
-/// Thread-safe: each descriptor is set once (atomically) and only passed to `fcntl`.
+/// Thread-safe: each descriptor is set once (atomically) and only passed to `fcntl`, until
+/// `close()` at the run's end.
 package final class EntryLocks: Sendable {
   /// How many lock files the claims are spread over: one for each value of a hash's top four
   /// bits (`shard(of:)`), the count of `descriptors`. Enough that each file's list stays
   /// short at `-j 256` (a few hundred claims), few enough that the descriptors fit in
   /// `FileLimits.reserve` beside the run's others.
   package static let shardCount = 16
-  /// The output directory's descriptor, kept open by its owner.
-  private let root: Int32
+  /// The run's presence in `.haul`, which gives the folder the lock files are opened in.
+  private let runs: OtherRuns
   /// Each lock file's descriptor: `unopened` until the first claim in it opens it,
   /// `unavailable` when the folder refuses it.
   private let descriptors: InlineArray<16, Atomic<Int32>> = InlineArray { _ in
@@ -43,21 +47,26 @@ package final class EntryLocks: Sendable {
   private static let unopened: Int32 = -2
   private static let unavailable: Int32 = -1
 
-  /// How a lock file is opened: `.haul/NAME` below the root's descriptor, its descriptor or
+  /// How a lock file is opened: NAME in the `.haul` folder's descriptor, its descriptor or
   /// the negated `errno` (`openLockFile(_:in:)`, or a test's stand-in for a failing one).
-  private let opening: @Sendable (_ name: String, _ root: Int32) -> Int32
+  private let opening: @Sendable (_ name: String, _ folder: Int32) -> Int32
 
   package init(
-    root: Int32,
-    opening: @escaping @Sendable (_ name: String, _ root: Int32) -> Int32 = EntryLocks.openLockFile
+    runs: OtherRuns,
+    opening: @escaping @Sendable (_ name: String, _ folder: Int32) -> Int32 = EntryLocks
+      .openLockFile
   ) {
-    self.root = root
+    self.runs = runs
     self.opening = opening
   }
 
-  deinit {
+  deinit { closeFiles() }
+
+  /// Closes the lock files, letting go of every claim, at the run's end: claims after it are
+  /// not taken. Called once no claim or release is under way.
+  package func closeFiles() {
     for shard in 0..<Self.shardCount {
-      let fd = descriptors[shard].load(ordering: .acquiring)
+      let fd = descriptors[shard].exchange(Self.unavailable, ordering: .acquiringAndReleasing)
       if fd >= 0 { close(fd) }
     }
   }
@@ -109,12 +118,14 @@ package final class EntryLocks: Sendable {
     Int64(hash & (1 << 62 - 1))
   }
 
-  /// Lock file `shard`'s descriptor, opened (and `.haul` made) on first use; `nil` when the
-  /// folder refuses it. Any other failure throws and leaves the file to be opened again.
+  /// Lock file `shard`'s descriptor, opened (and the run's presence joined) on first use;
+  /// `nil` when the folder refuses it. Any other failure throws and leaves the file to be
+  /// opened again.
   private func lockFile(_ shard: Int) throws(TransferError) -> Int32? {
     var fd = descriptors[shard].load(ordering: .acquiring)
     if fd == Self.unopened {
-      let opened = opening(Self.fileName(shard: shard), root)
+      // A folder that refuses `.haul` refuses every lock file in it.
+      let opened = try runs.lockFolder().map { opening(Self.fileName(shard: shard), $0) } ?? -EROFS
       if opened < 0 && !Self.refuses(-opened) {
         throw FileErrors.error(
           -opened, "cannot claim the entry: cannot open .haul/\(Self.fileName(shard: shard))")
@@ -131,17 +142,13 @@ package final class EntryLocks: Sendable {
   /// Whether `error`, from making `.haul` or its lock file, says the folder refuses them (a
   /// read-only file system, no permission, a symlink in the way) rather than that this
   /// process could not open them now.
-  private static func refuses(_ error: Int32) -> Bool {
+  static func refuses(_ error: Int32) -> Bool {
     [EROFS, EACCES, EPERM, ELOOP, ENOTDIR, EISDIR].contains(error)
   }
 
-  /// Opens `.haul/NAME` below `root`, creating both, without following a symlink: the
-  /// descriptor, or the negated `errno`.
-  package static func openLockFile(_ name: String, in root: Int32) -> Int32 {
-    if mkdirat(root, ".haul", 0o777) != 0 && errno != EEXIST { return -errno }
-    let folder = openat(root, ".haul", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard folder >= 0 else { return -errno }
-    defer { close(folder) }
+  /// Opens (creating) the lock file NAME in the `.haul` folder open as `folder`, without
+  /// following a symlink: the descriptor, or the negated `errno`.
+  package static func openLockFile(_ name: String, in folder: Int32) -> Int32 {
     let fd = openat(folder, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o666)
     return fd >= 0 ? fd : -errno
   }

@@ -58,11 +58,23 @@ package final class OutputDirectory: Sendable {
     unnamedFiles = Atomic(local)
     let limit = fpathconf(fd, Int32(_PC_NAME_MAX))
     nameLimit = limit > 0 ? limit : PartialNames.defaultLimit
-    entryLocks = EntryLocks(root: fd)
     otherRuns = OtherRuns(root: fd, shared: local)
+    entryLocks = EntryLocks(runs: otherRuns)
   }
 
-  deinit { close(descriptor) }
+  /// Leaves before the root's descriptor, which the leaving works below, is closed.
+  deinit {
+    leave()
+    close(descriptor)
+  }
+
+  /// Ends this run's claims and presence here, once no claim or release is under way (the
+  /// run drained): the last run to leave removes `.haul`'s lock files, and `.haul` when it
+  /// is then empty (`OtherRuns.leave()`). Idempotent; the run claims nothing afterwards.
+  package func leave() {
+    entryLocks.closeFiles()
+    otherRuns.leave()
+  }
 
   /// The local file systems, whose folders make unnamed files (`O_TMPFILE`, theirs since
   /// Linux 3.11 to 3.16) and whose mapped pages every process shares (`OtherRuns`). Network

@@ -25,8 +25,9 @@ extension UploadState {
     try UploadStateFile.write(self, to: path)
   }
 
-  /// Removes the state file at `path`, if any.
+  /// Removes the state file at `path`, if any, and its folders once empty
+  /// (`UploadStateFile.remove(_:)`).
   package static func remove(_ path: String) {
-    unlink(path)
+    UploadStateFile.remove(path)
   }
 }

@@ -116,6 +116,10 @@ public actor Scheduler {
       } : nil
     await task.value
     await runner.finisher?.stop()
+    // Every entry ended and let go of its claim: the run's lock files go now, not when the
+    // last reference to the directory does (after a signal a transport may hold one until
+    // the process exits).
+    directory.leave()
     tuner?.cancel()
     sampler.cancel()
     events(
