@@ -78,9 +78,10 @@ struct ServeRecoveryTests {
     }
     try writeManifest(lines, named: "small.txt", in: directory)
     let daemon = try ServeDaemon(in: directory, extra: ["-j", "2"])
-    // 400 KiB/s: about 130 of these files a second, so the kill comes in the middle even
-    // when a loaded machine notices the 300th request late.
-    let id = try await daemon.add(["small.txt", "-o", "root/n", "--max-rate", "400K"])
+    // 100 KiB/s: about 33 of these files a second (a minute for all), so the kill comes in
+    // the middle even when a loaded machine notices the 300th request late; after the
+    // restart a `PATCH` of `max-rate` lets the rest go at once.
+    let id = try await daemon.add(["small.txt", "-o", "root/n", "--max-rate", "100K"])
     _ = await whenOffPool(
       { nginx.accessLog().count >= 300 }, timeout: 120, every: 0.01,
       then: { daemon.process?.send(SIGKILL) })
@@ -89,6 +90,7 @@ struct ServeRecoveryTests {
     let left = 2000 - ServeDaemon.filesInPlace(directory.file("root/n"))
     #expect(left > 0, "the job ended before the kill")
     try daemon.start()
+    try daemon.patch(id, options: #"{"max-rate": "1G"}"#)
     let waited = try await daemon.client(["wait", id], timeout: 180)
     #expect(waited.status == 0, "\(waited.stderr)")
     var seen: [String: Int] = [:]
@@ -96,10 +98,11 @@ struct ServeRecoveryTests {
       seen[entry.uri, default: 0] += 1
     }
     #expect(seen.count == 2000)
-    // A file whose request was cut by the kill has no complete copy in place: it is asked
+    // A file whose request was cut by the kill, or by the restart of the run for the new
+    // `max-rate` (two in flight each time), has no complete copy in place: it is asked
     // again. Any other twice would be a file fetched again after it was in place.
     let twice = seen.filter { $0.value > 1 }
-    #expect(twice.count <= 2, "\(twice)")
+    #expect(twice.count <= 4, "\(twice)")
     #expect(try await daemon.terminate()?.status == 0)
   }
 

@@ -119,7 +119,11 @@ struct ServeTests {
       _ = try nginx.createFile("slow/long.bin", size: 30 << 20, seed: 1)
       let sha = try nginx.createFile("quick.bin", size: 1000, seed: 2)
       let daemon = try ServeDaemon(in: directory)
-      let long = try await daemon.add([nginx.url("/slow/long.bin").absoluteString, "-o", "root/c"])
+      // Paced by its own `--max-rate` (five minutes): whatever the test pool's stalls, the
+      // long job is still running when it is cancelled.
+      let long = try await daemon.add([
+        nginx.url("/slow/long.bin").absoluteString, "-o", "root/c", "--max-rate", "100K",
+      ])
       let quick = try await daemon.add([nginx.url("/quick.bin").absoluteString, "-o", "root/c"])
       #expect(try await daemon.job(quick)["state"] as? String == "waiting")
       let cancelled = try await daemon.client(["cancel", long])

@@ -182,14 +182,22 @@ struct TwoRunsTests {
             "size": 20_000, "sha256": quickSHA,
           ])
         ], named: "quick.jsonl", in: directory)
+      // `--timeout 600`: the long run is stopped (SIGSTOP) while the short one runs, and
+      // must not take that pause for a stalled transfer.
       func run(_ manifest: String, report: String) -> [String] {
-        ["run", manifest, "-o", "out", "--transport", transport, "--report", report]
+        [
+          "run", manifest, "-o", "out", "--transport", transport, "--report", report,
+          "--timeout", "600",
+        ]
       }
       let partial = directory.file("out/long.bin.haul-partial")
       let long = try HaulBinary.start(run("long.jsonl", report: "long.json"), in: directory)
       await whenOffPool({ !long.isRunning || fileSize(partial) > 0 }, timeout: 20)
 
-      // The short run starts and ends while the long one fetches.
+      // The short run starts and ends while the long one holds its claim: the long one is
+      // stopped meanwhile, so however slowly a loaded machine runs the short one, the long
+      // one is still there when it ends.
+      long.send(SIGSTOP)
       let quick = try await HaulBinary.run(
         run("quick.jsonl", report: "quick.json"), in: directory, timeout: 30)
       #expect(quick.status == 0, "\(quick.stderr)")
@@ -197,6 +205,7 @@ struct TwoRunsTests {
       #expect(
         FileManager.default.fileExists(atPath: directory.file("out/.haul/runs")),
         "the long run's presence stays")
+      long.send(SIGCONT)
 
       // A third run on the long file waits for the long run's claim, then skips the file.
       let third = try await HaulBinary.run(
