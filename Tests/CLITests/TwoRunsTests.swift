@@ -192,12 +192,13 @@ struct TwoRunsTests {
       }
       let partial = directory.file("out/long.bin.haul-partial")
       let long = try HaulBinary.start(run("long.jsonl", report: "long.json"), in: directory)
-      await whenOffPool({ !long.isRunning || fileSize(partial) > 0 }, timeout: 20)
-
       // The short run starts and ends while the long one holds its claim: the long one is
-      // stopped meanwhile, so however slowly a loaded machine runs the short one, the long
-      // one is still there when it ends.
-      long.send(SIGSTOP)
+      // stopped as soon as its first bytes are in (from the poll's own thread: the test pool
+      // may stall longer than the long run takes), so however slowly a loaded machine runs
+      // the short one, the long one is still there when it ends.
+      await whenOffPool(
+        { !long.isRunning || fileSize(partial) > 0 }, timeout: 20, every: 0.01,
+        then: { long.send(SIGSTOP) })
       let quick = try await HaulBinary.run(
         run("quick.jsonl", report: "quick.json"), in: directory, timeout: 30)
       #expect(quick.status == 0, "\(quick.stderr)")
