@@ -16,27 +16,14 @@ import Synchronization
 /// Threading: `refresh()` and `stop()` may be called from any thread; the state is the
 /// wake-up pipe (immutable descriptors) and an atomic flag.
 final class HTTPStreamWatcher: Sendable {
-  /// `POLLRDHUP` (Linux, `<poll.h>` with `_GNU_SOURCE`, which Swift's Glibc module leaves
-  /// out): the peer closed its end.
-  private static let peerHangUp: Int16 = 0x2000
-
-  private let wakeRead: Int32
-  private let wakeWrite: Int32
+  private let wakePipe: WakePipe
   private let started = Atomic<Bool>(false)
   private let stopping = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
 
   /// Makes the wake-up pipe; `start` starts the thread.
   init() throws(HTTPServerError) {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else {
-      throw HTTPServerError(.socket, "pipe: \(String(cString: strerror(errno)))")
-    }
-    for end in ends {
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-    }
-    (wakeRead, wakeWrite) = (ends[0], ends[1])
+    wakePipe = try WakePipe()
   }
 
   /// Starts the thread. `sockets` lists the sockets to poll (it is called on the watcher's
@@ -57,9 +44,7 @@ final class HTTPStreamWatcher: Sendable {
 
   /// Makes the thread ask for the sockets again (a stream was put aside).
   func refresh() {
-    var byte: UInt8 = 1
-    // A full pipe already holds a wake-up: nothing is lost when this write fails.
-    _ = Foundation.write(wakeWrite, &byte, 1)
+    wakePipe.wake()
   }
 
   /// Ends the thread, if it started, and returns once it has ended.
@@ -69,24 +54,20 @@ final class HTTPStreamWatcher: Sendable {
       refresh()
       finished.wait()
     }
-    close(wakeRead)
-    close(wakeWrite)
+    wakePipe.close()
   }
 
   private func run(sockets: () -> [Int32], hangUp: (Int32) -> Void) {
     var polled: [pollfd] = []
     while !stopping.load(ordering: .sequentiallyConsistent) {
       polled.removeAll(keepingCapacity: true)
-      polled.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+      polled.append(pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0))
       for socket in sockets() {
-        polled.append(pollfd(fd: socket, events: Self.peerHangUp, revents: 0))
+        polled.append(pollfd(fd: socket, events: WakePipe.peerHangUp, revents: 0))
       }
       guard poll(&polled, nfds_t(polled.count), -1) > 0 else { continue }
-      if polled[0].revents != 0 {
-        var drain = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &drain, drain.count) > 0 {}
-      }
-      let gone = Self.peerHangUp | Int16(POLLHUP) | Int16(POLLERR)
+      if polled[0].revents != 0 { wakePipe.drain() }
+      let gone = WakePipe.peerHangUp | Int16(POLLHUP) | Int16(POLLERR)
       for entry in polled.dropFirst() where entry.revents & gone != 0 {
         hangUp(entry.fd)
       }

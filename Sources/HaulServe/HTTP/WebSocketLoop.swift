@@ -21,25 +21,13 @@ final class WebSocketLoop: Sendable {
     var stopping = false
   }
 
-  /// `POLLRDHUP` (Linux; see `HTTPStreamWatcher`).
-  private static let peerHangUp: Int16 = 0x2000
-
-  private let wakeRead: Int32
-  private let wakeWrite: Int32
+  private let wakePipe: WakePipe
   private let state = Mutex(State())
   private let finished = DispatchSemaphore(value: 0)
 
   /// Makes the wake-up pipe and starts the thread.
   init() throws(HTTPServerError) {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else {
-      throw HTTPServerError(.socket, "pipe: \(String(cString: strerror(errno)))")
-    }
-    for end in ends {
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-    }
-    (wakeRead, wakeWrite) = (ends[0], ends[1])
+    wakePipe = try WakePipe()
     let thread = Thread { [self] in
       run()
       finished.signal()
@@ -49,8 +37,7 @@ final class WebSocketLoop: Sendable {
   }
 
   deinit {
-    close(wakeRead)
-    close(wakeWrite)
+    wakePipe.close()
   }
 
   /// Takes `connection` into the loop; false when the loop has stopped (the caller closes
@@ -67,9 +54,7 @@ final class WebSocketLoop: Sendable {
 
   /// Makes the thread look at every connection again.
   func wake() {
-    var byte: UInt8 = 1
-    // A full pipe already holds a wake-up: nothing is lost when this write fails.
-    _ = Foundation.write(wakeWrite, &byte, 1)
+    wakePipe.wake()
   }
 
   /// Closes every connection (each sent a `goingAway` close if its socket takes it) and
@@ -92,7 +77,7 @@ final class WebSocketLoop: Sendable {
       if stopping { break }
       polled.removeAll(keepingCapacity: true)
       watched.removeAll(keepingCapacity: true)
-      polled.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+      polled.append(pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0))
       var done: [WebSocketConnection] = []
       for connection in connections {
         connection.advance()
@@ -110,13 +95,10 @@ final class WebSocketLoop: Sendable {
         continue
       }
       guard poll(&polled, nfds_t(polled.count), -1) > 0 else { continue }
-      if polled[0].revents != 0 {
-        var drain = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &drain, drain.count) > 0 {}
-      }
+      if polled[0].revents != 0 { wakePipe.drain() }
       for (entry, connection) in zip(polled.dropFirst(), watched) where entry.revents != 0 {
         if entry.revents & Int16(POLLOUT) != 0 { connection.writable() }
-        let readable = Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR) | Self.peerHangUp
+        let readable = Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR) | WakePipe.peerHangUp
         if entry.revents & readable != 0 { connection.readable() }
       }
     }
