@@ -75,6 +75,12 @@ package struct ListedFile: Sendable, Hashable {
   /// Its entity tag as listed (a WebDAV `getetag`), compared only with what a listing gives
   /// of the same file: a partial begun under another one is not resumed.
   package var etag: String?
+  /// The digests the listing gives of the file, each with its source (a Hub's `lfs.oid`):
+  /// the download checks them before the file is put in place.
+  package var digests: [ExpectedDigest] = []
+  /// What one of `digests`' algorithms is fed before the file's bytes (a git blob id's
+  /// header, `DigestSeed.gitBlob`).
+  package var digestSeed: DigestSeed?
 
   package init(
     url: URL?, source: String, relativePath: String, size: Int64? = nil,
@@ -104,7 +110,8 @@ package struct ListedFile: Sendable, Hashable {
     left.urlText == right.urlText && left.source == right.source
       && left.relativePath == right.relativePath && left.size == right.size
       && left.modified == right.modified && left.ifMatch == right.ifMatch
-      && left.etag == right.etag
+      && left.etag == right.etag && left.digests == right.digests
+      && left.digestSeed == right.digestSeed
   }
 
   package func hash(into hasher: inout Hasher) {
@@ -115,6 +122,8 @@ package struct ListedFile: Sendable, Hashable {
     hasher.combine(modified)
     hasher.combine(ifMatch)
     hasher.combine(etag)
+    hasher.combine(digests)
+    hasher.combine(digestSeed)
   }
 }
 

@@ -76,6 +76,9 @@ package struct ListingClient: Sendable {
       return .success(Answer(head: response.head, body: sink.body))
     }
     if handles.contains(status) { return .success(Answer(head: response.head, body: [])) }
-    return .failure(AttemptFailure.http(response.head, body: sink.errorBody))
+    return .failure(
+      AttemptFailure.http(
+        response.head, body: sink.errorBody,
+        explained: options.refusals?.explain(response.head, for: url)))
   }
 }

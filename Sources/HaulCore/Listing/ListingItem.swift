@@ -67,6 +67,10 @@ enum ListingItem: Sendable {
     entry.url = url
     entry.listedModified = listedModified
     entry.listedETag = file.etag ?? file.ifMatch
+    if !file.digests.isEmpty {
+      entry.listedDigests = file.digests
+      entry.digestSeed = file.digestSeed
+    }
     if let etag = file.ifMatch, !etag.isEmpty,
       !entry.headers.contains(where: { $0.hasName("If-Match") })
     {
