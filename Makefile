@@ -69,7 +69,7 @@ release: deps
 # runs against a local nginx.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulS3Tests|HaulWebTests|HaulResumableTests|HaulCurlTests|HaulServeTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
+	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulS3Tests|HaulWebTests|HaulHFTests|HaulResumableTests|HaulCurlTests|HaulServeTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
 	$(SWIFT) test --skip-build --filter 'CLITests'
 	SWIFT=$(SWIFT) ./Examples/run
 
