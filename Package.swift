@@ -111,7 +111,7 @@ let package = Package(
     // The page's browser script (page/) and the aria2p script (aria2/) are run by the tests.
     .testTarget(
       name: "CLITests", dependencies: ["HaulCore", "HaulTestSupport"],
-      exclude: ["page", "aria2"]),
+      exclude: ["page", "aria2", "hf"]),
     // The CLI's pure parts (the progress display's state and lines, a bench run's tally),
     // without running it.
     .testTarget(name: "ProgressDisplayTests", dependencies: ["haul", "HaulCore"]),

@@ -1,5 +1,6 @@
 import Foundation
 import HaulCore
+import HaulHF
 import HaulResumable
 import HaulS3
 import HaulWeb
@@ -201,7 +202,7 @@ struct RunOptions: Sendable {
 
   /// The options the scheduler takes, with `--s3`'s endpoint plugged in (multipart
   /// uploads, checksums by `HEAD`, its default segments, folder uploads as keys), then
-  /// resumable uploads and web folders.
+  /// resumable uploads, the Hugging Face Hub and web folders.
   func schedulerOptions(
     _ statistics: ManifestStatistics, interceptor: (any RequestInterceptor)?, s3: S3Setup?
   ) -> SchedulerOptions {
@@ -220,6 +221,9 @@ struct RunOptions: Sendable {
     // goes through it before any other strategy is asked; web folders are listed last, as
     // their collections take a folder upload to any URL.
     options.addResumableUploads(resumable)
+    if case .success(let hub) = HubSetup.current {
+      options.addHuggingFace(endpoint: hub.endpoint, token: hub.token)
+    }
     options.addWebFolders()
     return options
   }
