@@ -64,6 +64,9 @@ package struct ListedFile: Sendable, Hashable {
   /// Its path relative to the entry's folder (`a/b/c.txt`), as the server names it: the
   /// expansion refuses one that would leave the folder.
   package var relativePath: String
+  /// Its path in the listing, which `--include`, `--exclude` and `--depth` judge, when it
+  /// lands elsewhere (`blobs/OID` of a content-addressed cache); `nil`: `relativePath`.
+  package var listedPath: String?
   /// Its exact size, when the listing gives one in bytes (never a rounded `56K`).
   package var size: Int64?
   /// Its modification time, as listed.
@@ -111,7 +114,7 @@ package struct ListedFile: Sendable, Hashable {
       && left.relativePath == right.relativePath && left.size == right.size
       && left.modified == right.modified && left.ifMatch == right.ifMatch
       && left.etag == right.etag && left.digests == right.digests
-      && left.digestSeed == right.digestSeed
+      && left.digestSeed == right.digestSeed && left.listedPath == right.listedPath
   }
 
   package func hash(into hasher: inout Hasher) {
@@ -124,6 +127,7 @@ package struct ListedFile: Sendable, Hashable {
     hasher.combine(etag)
     hasher.combine(digests)
     hasher.combine(digestSeed)
+    hasher.combine(listedPath)
   }
 }
 
