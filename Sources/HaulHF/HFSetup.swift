@@ -12,6 +12,13 @@ package struct HFSetup: Sendable {
     self.token = token
   }
 
+  /// The Hub cache `--hf-cache` fills when it names none: `HF_HUB_CACHE`, else
+  /// `$HF_HOME/hub` (`huggingface_hub`'s `constants.py`).
+  package static func cacheDirectory(in environment: [String: String]) -> String {
+    if let cache = environment["HF_HUB_CACHE"], !cache.isEmpty { return cache }
+    return HFToken.home(in: environment) + "/hub"
+  }
+
   /// The setup `environment` gives; a `HF_ENDPOINT` that is no http(s) URL is named in
   /// the error.
   package static func from(_ environment: [String: String]) -> Result<HFSetup, HFAddressError> {

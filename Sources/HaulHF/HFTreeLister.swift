@@ -15,13 +15,17 @@ import HaulCore
 /// storage host; its expected size is the listed one, and its digest the `lfs.oid`
 /// (SHA-256) of a file in LFS, else its git blob id (SHA-1 seeded with `blob SIZE\0`,
 /// `DigestSeed.gitBlob`). The file's path is its path in the repository, below the
-/// entry's folder.
+/// entry's folder; with `cache`, its blob's (`HFCacheLayout`), the links of the files the
+/// run takes and the revision's ref written as each page is listed.
 package struct HFTreeLister: FolderLister {
   /// The Hub.
   package let endpoint: HFEndpoint
+  /// Whether files land in the Hub cache's layout (`--hf-cache`).
+  package let cache: Bool
 
-  package init(endpoint: HFEndpoint) {
+  package init(endpoint: HFEndpoint, cache: Bool = false) {
     self.endpoint = endpoint
+    self.cache = cache
   }
 
   /// How the report and `--failed` name a listed file's digests.
@@ -48,6 +52,10 @@ package struct HFTreeLister: FolderLister {
       pageURL = next
     } else {
       commit = try await resolve(address, through: client)
+      if cache, commit != address.revision {
+        try HFCacheLayout.writeRef(
+          root(of: client) + "refs/" + address.revision, commit: commit)
+      }
       guard let url = endpoint.treeURL(of: address, at: commit) else {
         throw TransferError(.protocol, "the repository's tree makes no URL")
       }
@@ -59,9 +67,38 @@ package struct HFTreeLister: FolderLister {
     }
     let next = answer.head.value(for: "Link").flatMap { HFLinkHeader.target("next", in: $0) }
       .flatMap { URL(string: $0, relativeTo: pageURL)?.absoluteURL }
-    return ListingPage(
-      files: files(of: items, in: address, at: commit),
-      next: next.map { commit + " " + $0.absoluteString })
+    var files = files(of: items, in: address, at: commit)
+    if cache {
+      files = try cached(files, of: items, at: commit, in: root(of: client), taking: client.folders)
+    }
+    return ListingPage(files: files, next: next.map { commit + " " + $0.absoluteString })
+  }
+
+  /// The repository's folder in the cache, ending in `/`: the entry's `path` below the
+  /// output directory.
+  private func root(of client: ListingClient) -> String {
+    client.outputDirectory + "/" + client.entry.path
+  }
+
+  /// `files` (made of `items`) landing in their blobs, each one `folders` takes linked
+  /// from its snapshot path at `commit`.
+  private func cached(
+    _ files: [ListedFile], of items: [HFTreeEntry], at commit: String, in root: String,
+    taking folders: FolderOptions
+  ) throws(TransferError) -> [ListedFile] {
+    var landing: [ListedFile] = []
+    landing.reserveCapacity(files.count)
+    for (file, item) in zip(files, items.lazy.filter(\.isFile)) {
+      var file = file
+      file.listedPath = item.path
+      file.relativePath = HFCacheLayout.blob(of: item)
+      if folders.takes(item.path) {
+        let link = HFCacheLayout.link(of: item, at: commit)
+        try HFCacheLayout.writeLink(root + link.path, to: link.target)
+      }
+      landing.append(file)
+    }
+    return landing
   }
 
   /// The commit `address`'s revision names: itself when it is one, else the revision API's

@@ -8,9 +8,13 @@ import HaulCore
 package struct HFURLScheme: ManifestURLScheme {
   /// The Hub the URLs go to.
   package let endpoint: HFEndpoint
+  /// Whether folders land in the Hub cache's layout (`--hf-cache`), each in its
+  /// `models--ORG--NAME/` by default.
+  package let cache: Bool
 
-  package init(endpoint: HFEndpoint) {
+  package init(endpoint: HFEndpoint, cache: Bool = false) {
     self.endpoint = endpoint
+    self.cache = cache
   }
 
   package var scheme: String { "hf" }
@@ -33,8 +37,9 @@ package struct HFURLScheme: ManifestURLScheme {
 
   package func namesFolder(_ url: URL) -> Bool { endpoint.folder(of: url) != nil }
 
-  /// The repository's NAME, as a folder.
+  /// The repository's NAME, as a folder; in the cache, its `models--ORG--NAME/`.
   package func defaultFolderPath(for url: URL) -> String {
-    endpoint.folder(of: url).map { $0.name + "/" } ?? ""
+    guard let address = endpoint.folder(of: url) else { return "" }
+    return (cache ? HFCacheLayout.folderName(of: address) : address.name) + "/"
   }
 }

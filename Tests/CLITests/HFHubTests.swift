@@ -12,7 +12,8 @@ struct HFHubTests {
   static func environment(_ hub: HFHubFixture, home: TemporaryDirectory) -> [String: String] {
     [
       "HF_ENDPOINT": hub.endpoint, "HF_TOKEN": "", "HUGGING_FACE_HUB_TOKEN": "",
-      "HF_HOME": home.file("hf-home"), "HF_TOKEN_PATH": "", "HF_HUB_DISABLE_TELEMETRY": "1",
+      "HF_HOME": home.file("hf-home"), "HF_TOKEN_PATH": home.file("no-token"),
+      "HF_HUB_DISABLE_TELEMETRY": "1",
     ]
   }
 

@@ -63,6 +63,11 @@ enum Commands {
         "auth-command", value: "CMD",
         help: "send CMD's output as a bearer token; rerun on 401"),
       OptionSpec(
+        "hf-cache", inlineValue: "DIR",
+        help:
+          "put hf:// folders in the Hugging Face Hub cache DIR (default $HF_HUB_CACHE, else"
+          + " $HF_HOME/hub), in place of -o"),
+      OptionSpec(
         "s3", help: "sign requests with AWS SigV4 and accept s3://BUCKET/KEY URLs"),
       OptionSpec(
         "s3-endpoint", value: "URL", default: "https://s3.REGION.amazonaws.com",

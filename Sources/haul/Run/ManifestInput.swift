@@ -95,11 +95,12 @@ enum ProcessEnvironment {
 }
 
 /// The manifest's URL schemes under the CLI: `s3://` to the `--s3` endpoint, refused with a
-/// line that names `--s3` when there is none, and `hf://` to the Hub (`HubSetup`).
-func urlSchemes(_ setup: S3Setup?) -> ManifestURLSchemes {
+/// line that names `--s3` when there is none, and `hf://` to the Hub (`HubSetup`), its
+/// folders in the Hub cache's layout with `hfCache`.
+func urlSchemes(_ setup: S3Setup?, hfCache: Bool = false) -> ManifestURLSchemes {
   var schemes: [any ManifestURLScheme] = [S3URLScheme(endpoint: setup?.endpoint)]
   if case .success(let hub) = HubSetup.current {
-    schemes.append(HFURLScheme(endpoint: hub.endpoint))
+    schemes.append(HFURLScheme(endpoint: hub.endpoint, cache: hfCache))
   }
   return ManifestURLSchemes(schemes)
 }

@@ -52,7 +52,8 @@ struct RunCommand {
     do throws(ManifestError) {
       input = try ManifestInput(argument: options.manifest)
       whole = try input.manifest(
-        output: options.output, checksums: checksums, schemes: urlSchemes(s3),
+        output: options.output, checksums: checksums,
+        schemes: urlSchemes(s3, hfCache: options.hfCache),
         transports: [options.transport], recursive: options.recursive
       ).validate()
     } catch {
@@ -60,7 +61,8 @@ struct RunCommand {
       return .usage
     }
     let manifest = input.manifest(
-      output: options.output, checksums: checksums, schemes: urlSchemes(s3),
+      output: options.output, checksums: checksums,
+      schemes: urlSchemes(s3, hfCache: options.hfCache),
       recursive: options.recursive)
     let entries = RunEntries(entries: manifest.entries(), shard: options.shard)
     let statistics = entries.statistics(whole: whole)
