@@ -79,7 +79,7 @@ public final class HFHubFixture: Sendable {
   /// The requests that reached the storage host with an `Authorization` header (refused).
   public var storageRequestsWithToken: [String] { lines("srv/storage-auth.log") }
 
-  /// Every request, as `PORT METHOD PATH auth|-`.
+  /// Every request, as `PORT METHOD PATH auth|- RANGE|-`.
   public var requests: [String] { lines("srv/requests.log") }
 
   private func lines(_ name: String) -> [String] {

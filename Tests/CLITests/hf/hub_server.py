@@ -22,7 +22,9 @@ http://127.0.0.1:H" to its standard error, and serves:
 Repositories: org/model and datasets/org/data are public; org/private answers 401
 RepoNotFound without the token TOKEN; org/gated lists publicly but refuses its files, 401
 without a token, 403 with one (GatedRepo); org/corrupt lists true blob ids and sizes but
-serves other bytes. Every request is logged to DIR/requests.log as "PORT METHOD PATH AUTH".
+serves other bytes; org/flaky's storage host cuts its one file's first whole answer off
+halfway (a resume must follow). Every request is logged to DIR/requests.log as
+"PORT METHOD PATH AUTH RANGE".
 """
 
 import hashlib
@@ -56,7 +58,8 @@ def blob_id(data):
 
 
 class Repo:
-    def __init__(self, kind, repo_id, files, lfs, private=False, gated=False, corrupt=False):
+    def __init__(self, kind, repo_id, files, lfs, private=False, gated=False, corrupt=False,
+                 flaky=False):
         self.kind = kind  # "model" or "dataset"
         self.id = repo_id
         self.files = files  # path -> bytes
@@ -64,6 +67,7 @@ class Repo:
         self.private = private
         self.gated = gated
         self.corrupt = corrupt
+        self.flaky = flaky  # the first whole answer of a blob is cut off halfway
         self.sha = hashlib.sha1(f"{kind}/{repo_id}".encode()).hexdigest()
 
     def revision(self, name):
@@ -128,6 +132,8 @@ def make_repos():
         Repo("model", "org/corrupt",
              {"broken.txt": content("broken", 3000), "broken.bin": content("broken-lfs", 9000)},
              {"broken.bin"}, corrupt=True),
+        Repo("model", "org/flaky", {"big.bin": content("flaky", 200_000)}, {"big.bin"},
+             flaky=True),
     ]
 
 
@@ -138,6 +144,7 @@ class State:
         self.blobs = {}  # sha256 -> (repo, path)
         self.lock = threading.Lock()
         self.storage_port = 0
+        self.cut = set()  # blobs whose whole answer was already cut off once
         for repo in self.repos.values():
             for path, data in repo.files.items():
                 folder = os.path.join(directory, "repos", repo.kind + "s", repo.id)
@@ -171,7 +178,9 @@ class Handler(BaseHTTPRequestHandler):
         port = self.server.server_address[1]
         auth = self.headers.get("Authorization")
         self.state.log(
-            "requests.log", "%d %s %s %s" % (port, self.command, self.path, "auth" if auth else "-"))
+            "requests.log", "%d %s %s %s %s" % (
+                port, self.command, self.path, "auth" if auth else "-",
+                self.headers.get("Range", "-")))
         if port == self.state.storage_port:
             return self.storage(head, auth)
         return self.hub(head, auth)
@@ -220,6 +229,20 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(416, b"", headers, head)
             headers["Content-Range"] = "bytes %d-%d/%d" % (first, last, len(data))
             return self.send(206, data[first:last + 1], headers, head)
+        if repo.flaky and not head:
+            with self.state.lock:
+                first_time = parts[2] not in self.state.cut
+                self.state.cut.add(parts[2])
+            if first_time:
+                self.send_response(200)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[:len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                return
         return self.send(200, data, headers, head)
 
     def find(self, segments):
