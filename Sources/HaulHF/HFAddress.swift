@@ -83,6 +83,14 @@ package struct HFAddress: Sendable, Hashable {
       }
       revision = String(decoding: PercentDecoding.bytes(Substring(given)), as: UTF8.self)
       guard !revision.isEmpty else { return .failure(HFAddressError("has an empty revision")) }
+      // As git refuses such ref names; the Hub cache keeps the revision as a path.
+      guard
+        !revision.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
+          $0.isEmpty || $0 == "." || $0 == ".."
+        })
+      else {
+        return .failure(HFAddressError("has an empty, . or .. segment in its revision"))
+      }
     }
     for part in [organisation, name] {
       guard !part.isEmpty, part != ".", part != "..",

@@ -20,6 +20,19 @@ package enum HFCacheLayout {
     address.kind.apiSegment + "--" + address.repository.replacingOccurrences(of: "/", with: "--")
   }
 
+  /// Whether `item` can lie in the cache: its path has no empty, `.` or `..` segment and its
+  /// blob's name is hex (a Hub that lists another would have haul write outside the
+  /// repository's folder).
+  package static func isSafe(_ item: HFTreeEntry) -> Bool {
+    let oid = (item.lfs?.oid ?? item.oid).utf8
+    guard oid.count == 40 || oid.count == 64, oid.allSatisfy({ Hex.value(of: $0) != nil }),
+      !item.path.isEmpty
+    else { return false }
+    return !item.path.split(separator: "/", omittingEmptySubsequences: false).contains {
+      $0.isEmpty || $0 == "." || $0 == ".."
+    }
+  }
+
   /// The blob of `item`, below the repository's folder: `blobs/SHA256` for a file in LFS,
   /// else `blobs/BLOBID`.
   package static func blob(of item: HFTreeEntry) -> String {

@@ -90,6 +90,12 @@ package struct HFTreeLister: FolderLister {
     landing.reserveCapacity(files.count)
     for (file, item) in zip(files, items.lazy.filter(\.isFile)) {
       var file = file
+      guard HFCacheLayout.isSafe(item) else {
+        // Refused by the expansion (`path_refused`): nothing is written for it.
+        file.url = nil
+        landing.append(file)
+        continue
+      }
       file.listedPath = item.path
       file.relativePath = HFCacheLayout.blob(of: item)
       if folders.takes(item.path) {

@@ -42,6 +42,7 @@ import Testing
     for text in [
       "hf://", "hf://org", "hf://datasets/org", "hf://org/na me", "hf://org/name@",
       "hf://org/name/../x", "hf://org/name/a//b", "hf://org/name?x=1",
+      "hf://org/name@..%2F..%2Fx/", "hf://org/name@a%2F%2Fb",
     ] {
       guard case .failure(let problem) = HFAddress.parse(text) else {
         Issue.record("\(text) parsed")

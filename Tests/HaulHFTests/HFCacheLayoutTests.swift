@@ -29,4 +29,15 @@ import Testing
     #expect(HFSetup.cacheDirectory(in: ["HF_HOME": "/h"]) == "/h/hub")
     #expect(HFSetup.cacheDirectory(in: ["XDG_CACHE_HOME": "/x"]) == "/x/huggingface/hub")
   }
+
+  @Test func a_listed_name_that_would_leave_the_repository_is_unsafe() {
+    let blob = String(repeating: "a", count: 40)
+    #expect(HFCacheLayout.isSafe(HFTreeEntry(type: "file", oid: blob, size: 1, path: "a/b")))
+    #expect(!HFCacheLayout.isSafe(HFTreeEntry(type: "file", oid: blob, size: 1, path: "../b")))
+    #expect(!HFCacheLayout.isSafe(HFTreeEntry(type: "file", oid: blob, size: 1, path: "/b")))
+    #expect(!HFCacheLayout.isSafe(HFTreeEntry(type: "file", oid: "../x", size: 1, path: "b")))
+    #expect(
+      !HFCacheLayout.isSafe(
+        HFTreeEntry(type: "file", oid: blob, size: 1, path: "b", lfs: .init(oid: "zz", size: 1))))
+  }
 }
