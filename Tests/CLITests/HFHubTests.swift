@@ -139,6 +139,30 @@ struct HFHubTests {
     #expect(skipped.values.allSatisfy { $0["status"] as? String == "skipped" }, "\(skipped)")
   }
 
+  @Test func an_endpoint_with_a_path_takes_every_url_below_it() async throws {
+    try await HFHubFixture.with { hub in try await mirror(hub) }
+  }
+
+  private func mirror(_ hub: HFHubFixture) async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-hf-mirror")
+    defer { directory.remove() }
+    let manifest = try writeManifest(["hf://org/model"], in: directory)
+    var env = Self.environment(hub, home: directory)
+    env["HF_ENDPOINT"] = hub.endpoint + "/mirror/"
+    let run = try await HaulBinary.run(
+      ["run", manifest, "-o", "out", "-q"], in: directory, environment: env)
+    #expect(run.status == 0, "\(run.stderr)")
+    for path in hub.files("models/org/model") {
+      #expect(Self.same(directory.file("out/model/\(path)"), hub, "models/org/model", path))
+    }
+    let asked = hub.requests.filter { $0.hasPrefix("\(hub.port) ") }
+    #expect(!asked.isEmpty)
+    #expect(asked.allSatisfy { $0.contains(" /mirror/") }, "\(asked)")
+    #expect(
+      asked.contains { $0.contains("/mirror/api/models/org/model/tree/") && $0.contains("cursor=") }
+    )
+  }
+
   @Test(arguments: transports)
   func the_token_opens_a_private_repository_and_never_reaches_the_storage_host(
     transport: String

@@ -19,6 +19,8 @@ http://127.0.0.1:H" to its standard error, and serves:
   request that carries an Authorization header (403) and logs it to DIR/storage-auth.log:
   the Hub token must never leave the Hub.
 
+The Hub answers below /mirror too, as a mirror whose HF_ENDPOINT has a path.
+
 Repositories: org/model and datasets/org/data are public; org/private answers 401
 RepoNotFound without the token TOKEN; org/gated lists publicly but refuses its files, 401
 without a token, 403 with one (GatedRepo); org/corrupt lists true blob ids and sizes but
@@ -258,6 +260,8 @@ class Handler(BaseHTTPRequestHandler):
     def hub(self, head, auth):
         url = urllib.parse.urlsplit(self.path)
         segments = [urllib.parse.unquote(s) for s in url.path.split("/")[1:]]
+        if segments[:1] == ["mirror"]:
+            segments = segments[1:]  # the same Hub below a path: HF_ENDPOINT=.../mirror
         api = segments[:1] == ["api"]
         repo, rest = self.find(segments[1:] if api else segments)
         if repo is None:
