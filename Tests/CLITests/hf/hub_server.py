@@ -115,6 +115,7 @@ def make_repos():
         "config.json": b'{"model_type": "test", "hidden_size": 8}\n',
         "README.md": b"# A test model\n",
         "sub/deep/notes.txt": content("notes", 5000),
+        "sub/large.txt": content("large", 150_000),
         "weights/model.bin": content("weights", 300_000),
         "weights/part2.bin": content("part2", 70_000),
         "a b+c.txt": b"a name with a space and a plus\n",
@@ -220,18 +221,7 @@ class Handler(BaseHTTPRequestHandler):
         data = repo.served(path)
         headers = {"ETag": '"%s"' % parts[2], "Accept-Ranges": "bytes",
                    "Content-Type": "application/octet-stream"}
-        wanted = self.headers.get("Range")
-        if wanted and wanted.startswith("bytes=") and "," not in wanted:
-            start, _, end = wanted[6:].partition("-")
-            first = int(start) if start else max(len(data) - int(end), 0)
-            last = int(end) if start and end else len(data) - 1
-            last = min(last, len(data) - 1)
-            if first >= len(data):
-                headers["Content-Range"] = "bytes */%d" % len(data)
-                return self.send(416, b"", headers, head)
-            headers["Content-Range"] = "bytes %d-%d/%d" % (first, last, len(data))
-            return self.send(206, data[first:last + 1], headers, head)
-        if repo.flaky and not head:
+        if repo.flaky and not head and not self.headers.get("Range"):
             with self.state.lock:
                 first_time = parts[2] not in self.state.cut
                 self.state.cut.add(parts[2])
@@ -245,6 +235,21 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 self.close_connection = True
                 return
+        return self.send_bytes(data, headers, head)
+
+    def send_bytes(self, data, headers, head):
+        """`data` whole, or the one range the request asks for (206, or 416 past its end)."""
+        wanted = self.headers.get("Range")
+        if wanted and wanted.startswith("bytes=") and "," not in wanted:
+            start, _, end = wanted[6:].partition("-")
+            first = int(start) if start else max(len(data) - int(end), 0)
+            last = int(end) if start and end else len(data) - 1
+            last = min(last, len(data) - 1)
+            if first >= len(data):
+                headers["Content-Range"] = "bytes */%d" % len(data)
+                return self.send(416, b"", headers, head)
+            headers["Content-Range"] = "bytes %d-%d/%d" % (first, last, len(data))
+            return self.send(206, data[first:last + 1], headers, head)
         return self.send(200, data, headers, head)
 
     def find(self, segments):
@@ -318,7 +323,7 @@ class Handler(BaseHTTPRequestHandler):
                 })
                 return self.send(302, b"", headers, head)
             headers["ETag"] = '"%s"' % blob_id(data)
-            return self.send(200, repo.served(path), headers, head)
+            return self.send_bytes(repo.served(path), headers, head)
         return self.refuse(404, "EntryNotFound", "Not found", head)
 
 
