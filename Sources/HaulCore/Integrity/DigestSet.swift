@@ -15,17 +15,19 @@ package final class DigestSet: @unchecked Sendable {
   private let digests: [StreamingDigest]
 
   /// A set computing each of `algorithms` (repeats are computed once; an empty set computes
-  /// nothing and `finalize()` gives no digest).
+  /// nothing and `finalize()` gives no digest); `seed`'s algorithm, when computed, is fed
+  /// its bytes first.
   ///
   /// Allocates the set, one array and each digest: a download makes one per file, so a
   /// million small files pay for no more.
-  package init(_ algorithms: some Sequence<DigestAlgorithm>) {
+  package init(_ algorithms: some Sequence<DigestAlgorithm>, seed: DigestSeed? = nil) {
     var wanted: UInt8 = 0
     for algorithm in algorithms { wanted |= 1 << algorithm.rank }
     var digests: [StreamingDigest] = []
     digests.reserveCapacity(wanted.nonzeroBitCount)
     for algorithm in DigestAlgorithm.allCases where wanted & (1 << algorithm.rank) != 0 {
-      digests.append(StreamingDigest(algorithm))
+      digests.append(
+        StreamingDigest(algorithm, seed: seed?.algorithm == algorithm ? seed?.bytes ?? [] : []))
     }
     self.digests = digests
   }

@@ -10,11 +10,15 @@ package final class StreamingDigest: @unchecked Sendable {
   /// What this digest computes.
   package let algorithm: DigestAlgorithm
   private let context: OpaquePointer
+  /// Fed after every reset, before anything else (`DigestSeed`); usually empty.
+  private let seed: [UInt8]
 
-  package init(_ algorithm: DigestAlgorithm) {
+  /// A digest of `algorithm`, fed `seed` first (and again after each `reset()`).
+  package init(_ algorithm: DigestAlgorithm, seed: [UInt8] = []) {
     guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
     self.algorithm = algorithm
     self.context = context
+    self.seed = seed
     reset()
   }
 
@@ -25,6 +29,7 @@ package final class StreamingDigest: @unchecked Sendable {
     guard EVP_DigestInit_ex(context, EVPDigests.method(algorithm), nil) == 1 else {
       fatalError("EVP_DigestInit_ex failed for \(algorithm.displayName)")
     }
+    if !seed.isEmpty { seed.withUnsafeBytes { update($0) } }
   }
 
   /// Feeds `bytes` into the digest.

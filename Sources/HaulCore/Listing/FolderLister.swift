@@ -64,6 +64,9 @@ package struct ListedFile: Sendable, Hashable {
   /// Its path relative to the entry's folder (`a/b/c.txt`), as the server names it: the
   /// expansion refuses one that would leave the folder.
   package var relativePath: String
+  /// Its path in the listing, which `--include`, `--exclude` and `--depth` judge, when it
+  /// lands elsewhere (`blobs/OID` of a content-addressed cache); `nil`: `relativePath`.
+  package var listedPath: String?
   /// Its exact size, when the listing gives one in bytes (never a rounded `56K`).
   package var size: Int64?
   /// Its modification time, as listed.
@@ -75,6 +78,12 @@ package struct ListedFile: Sendable, Hashable {
   /// Its entity tag as listed (a WebDAV `getetag`), compared only with what a listing gives
   /// of the same file: a partial begun under another one is not resumed.
   package var etag: String?
+  /// The digests the listing gives of the file, each with its source (a Hub's `lfs.oid`):
+  /// the download checks them before the file is put in place.
+  package var digests: [ExpectedDigest] = []
+  /// What one of `digests`' algorithms is fed before the file's bytes (a git blob id's
+  /// header, `DigestSeed.gitBlob`).
+  package var digestSeed: DigestSeed?
 
   package init(
     url: URL?, source: String, relativePath: String, size: Int64? = nil,
@@ -104,7 +113,8 @@ package struct ListedFile: Sendable, Hashable {
     left.urlText == right.urlText && left.source == right.source
       && left.relativePath == right.relativePath && left.size == right.size
       && left.modified == right.modified && left.ifMatch == right.ifMatch
-      && left.etag == right.etag
+      && left.etag == right.etag && left.digests == right.digests
+      && left.digestSeed == right.digestSeed && left.listedPath == right.listedPath
   }
 
   package func hash(into hasher: inout Hasher) {
@@ -115,6 +125,9 @@ package struct ListedFile: Sendable, Hashable {
     hasher.combine(modified)
     hasher.combine(ifMatch)
     hasher.combine(etag)
+    hasher.combine(digests)
+    hasher.combine(digestSeed)
+    hasher.combine(listedPath)
   }
 }
 

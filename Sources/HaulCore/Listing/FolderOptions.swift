@@ -16,3 +16,11 @@ package struct FolderOptions: Sendable {
     self.filter = filter
   }
 }
+
+extension FolderOptions {
+  /// Whether a file listed at `path` lies within `depth` and the filter takes it: what the
+  /// expansion asks of each listed file.
+  package func takes(_ path: String) -> Bool {
+    ListingItem.shape(of: path).depth <= depth && filter.takes(path)
+  }
+}

@@ -15,6 +15,10 @@ package struct ListingClient: Sendable {
   /// The run's output directory, which entries' paths are relative to.
   package var outputDirectory: String { runner.options.outputDirectory }
 
+  /// The run's `--depth`, `--include` and `--exclude`, for a lister that lays out more than
+  /// the files it lists (a cache's links to them).
+  package var folders: FolderOptions { runner.options.folders }
+
   /// A final answer: a 2xx with its body, or a status the lister asked to handle.
   package struct Answer: Sendable {
     package var head: ResponseHead
@@ -76,6 +80,9 @@ package struct ListingClient: Sendable {
       return .success(Answer(head: response.head, body: sink.body))
     }
     if handles.contains(status) { return .success(Answer(head: response.head, body: [])) }
-    return .failure(AttemptFailure.http(response.head, body: sink.errorBody))
+    return .failure(
+      AttemptFailure.http(
+        response.head, body: sink.errorBody,
+        explained: options.refusals?.explain(response.head, for: url)))
   }
 }

@@ -20,8 +20,10 @@ enum ListingItem: Sendable {
     _ file: borrowing ListedFile, of folderEntry: borrowing ManifestEntry, folders: FolderOptions,
     inPlace: ((_ path: String, _ size: Int64?, _ listedModified: Int?) -> Int64?)? = nil
   ) {
-    let (depth, dotted) = Self.shape(of: file.relativePath)
-    guard depth <= folders.depth, folders.filter.takes(file.relativePath) else {
+    var (depth, dotted) = Self.shape(of: file.relativePath)
+    let judged = file.listedPath ?? file.relativePath
+    if file.listedPath != nil { depth = Self.shape(of: judged).depth }
+    guard depth <= folders.depth, folders.filter.takes(judged) else {
       return nil
     }
     let wanted = folderEntry.path.joined(with: file.relativePath)
@@ -67,6 +69,10 @@ enum ListingItem: Sendable {
     entry.url = url
     entry.listedModified = listedModified
     entry.listedETag = file.etag ?? file.ifMatch
+    if !file.digests.isEmpty {
+      entry.listedDigests = file.digests
+      entry.digestSeed = file.digestSeed
+    }
     if let etag = file.ifMatch, !etag.isEmpty,
       !entry.headers.contains(where: { $0.hasName("If-Match") })
     {

@@ -22,6 +22,8 @@ public struct ManifestEntry: Sendable, Hashable {
     var headers: [HTTPField]
     var listedModified: Int?
     var listedETag: String?
+    var listedDigests: [ExpectedDigest] = []
+    var digestSeed: DigestSeed?
   }
 
   private var parts: CopyOnWriteBox<Parts>
@@ -95,6 +97,27 @@ public struct ManifestEntry: Sendable, Hashable {
     _modify { yield &parts.value.listedETag }
   }
 
+  /// The digests the folder listing that named this file gives (a Hugging Face Hub's
+  /// `lfs.oid`, its git blob id), each with its source: checked as the line's are, for the
+  /// algorithms neither the line nor a checksum file gives.
+  package var listedDigests: [ExpectedDigest] {
+    get { parts.value.listedDigests }
+    _modify { yield &parts.value.listedDigests }
+  }
+
+  /// The bytes a listed digest's algorithm is fed before the file's (`DigestSeed.gitBlob`).
+  /// Applied only while that algorithm's expected digest is the listing's, since the line's
+  /// and a checksum file's are of the bytes alone.
+  package var digestSeed: DigestSeed? {
+    get {
+      guard let seed = parts.value.digestSeed,
+        manifestDigests[seed.algorithm] == nil, checksumDigests[seed.algorithm] == nil
+      else { return nil }
+      return seed
+    }
+    set { parts.value.digestSeed = newValue }
+  }
+
   /// - Parameters:
   ///   - sha256: the line's SHA-256; when given, it takes the place of `manifestDigests`'s.
   ///   - manifestDigests: the line's digests, lowercase hex.
@@ -126,7 +149,14 @@ public struct ManifestEntry: Sendable, Hashable {
 
   /// Every digest the file must have, from the line and from checksum files, by algorithm
   /// (lowercase hex): what the transfer computes and checks.
-  public var expectedDigests: DigestValues { manifestDigests.filling(from: checksumDigests) }
+  public var expectedDigests: DigestValues {
+    let own = manifestDigests.filling(from: checksumDigests)
+    let listed = parts.value.listedDigests
+    guard !listed.isEmpty else { return own }
+    var values = DigestValues()
+    for digest in listed { values[digest.algorithm] = digest.hex }
+    return own.filling(from: values)
+  }
 
   /// The expected SHA-256 (64 lowercase hex digits), from the line or a checksum file, if
   /// any. Setting it sets the line's own.
@@ -138,14 +168,15 @@ public struct ManifestEntry: Sendable, Hashable {
   /// `expectedDigests` with where each came from (`manifest:sha256`, `checksums:md5`), in
   /// canonical order: what `ExpectedDigest.verify` checks and the report's `verified` names.
   package var expectedDigestList: [ExpectedDigest] {
-    DigestAlgorithm.allCases.compactMap { algorithm in
+    let listed = parts.value.listedDigests
+    return DigestAlgorithm.allCases.compactMap { algorithm in
       if let hex = manifestDigests[algorithm] {
         return ExpectedDigest(algorithm: algorithm, hex: hex, source: algorithm.manifestSource)
       }
       if let hex = checksumDigests[algorithm] {
         return ExpectedDigest(algorithm: algorithm, hex: hex, source: algorithm.checksumsSource)
       }
-      return nil
+      return listed.first { $0.algorithm == algorithm }
     }
   }
 }

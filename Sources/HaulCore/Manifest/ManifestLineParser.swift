@@ -107,15 +107,15 @@ enum ManifestLineParser {
     if ManifestURL.isPlain(text) {
       // The common line: its name is read from its bytes, as validation read it.
       let url = try ManifestURL.parsePlain(text, field: "URL").get()
-      return (
-        url, schemes.namesFolder(url) ? "" : try ManifestURL.defaultNameOfPlain(text).get()
-      )
+      if let scheme = schemes.folder(url) { return (url, scheme.defaultFolderPath(for: url)) }
+      return (url, try ManifestURL.defaultNameOfPlain(text).get())
     }
     if let schemeLength = ManifestURL.schemeLength(in: content),
       content.dropFirst(schemeLength + 1).starts(with: "//".utf8)
     {
       let url = try ManifestURL.parse(text, field: "URL", schemes: schemes).get()
-      return (url, schemes.namesFolder(url) ? "" : try defaultPath(for: url))
+      if let scheme = schemes.folder(url) { return (url, scheme.defaultFolderPath(for: url)) }
+      return (url, try defaultPath(for: url))
     }
     if case .success(let value) = Result(catching: { () throws(JSONLineParser.SyntaxError) in
       try JSONLineParser.parse(content)
@@ -241,7 +241,7 @@ enum ManifestLineParser {
       guard fields.mirrors.isEmpty else {
         throw ManifestLineError("\(scheme.folderName) has no mirrors")
       }
-      let path = fields.path ?? ""
+      let path = fields.path ?? scheme.defaultFolderPath(for: url)
       guard path.isEmpty || path.hasSuffix("/") else {
         throw ManifestLineError("the \"path\" of \(scheme.folderName) must end in \"/\"")
       }

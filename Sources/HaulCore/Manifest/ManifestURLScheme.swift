@@ -18,9 +18,15 @@ package protocol ManifestURLScheme: Sendable {
   /// The URL that the files of a folder upload to `folder` (one of this scheme's folders,
   /// as mapped) go below, ending in `/`; `nil` when its folders are only downloaded.
   func uploadFolderURL(for folder: URL) -> URL?
+  /// The `path` of a line that names one of its folders (`url`, as mapped) and gives none:
+  /// `""` (the output directory itself) or a folder ending in `/`.
+  func defaultFolderPath(for url: URL) -> String
 }
 
 extension ManifestURLScheme {
+  /// The output directory itself, as an object store's prefix lands.
+  package func defaultFolderPath(for url: URL) -> String { "" }
+
   /// None: the scheme's folders are only downloaded.
   package func uploadFolderURL(for folder: URL) -> URL? { nil }
 }

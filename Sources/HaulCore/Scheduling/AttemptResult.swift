@@ -23,12 +23,15 @@ package struct AttemptFailure: Error, Sendable {
   /// The failure an HTTP error status means, with the server's `Retry-After`; `body`, the
   /// start of the error body, may name the server's error code (`ErrorBodyClassifier`),
   /// told in the message and retried when the classifier says so.
-  package static func http(_ head: ResponseHead, body: ErrorBody? = nil) -> AttemptFailure {
+  package static func http(
+    _ head: ResponseHead, body: ErrorBody? = nil, explained explanation: String? = nil
+  ) -> AttemptFailure {
     let reason = body?.reason
     return AttemptFailure(
       error: TransferError(
         .http(head.status),
-        "the server answered \(head.status)" + (reason.map { " (\($0.code))" } ?? "")),
+        "the server answered \(head.status)" + (reason.map { " (\($0.code))" } ?? "")
+          + (explanation.map { ": " + $0 } ?? "")),
       retryAfter: RetryPolicy.retryAfter(head.value(for: "Retry-After"), now: Date()),
       transient: reason?.retryable ?? false)
   }

@@ -19,13 +19,15 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
   let sink: DownloadSink
   /// Whether the request is a `--refresh` check, which a 304 answers.
   let refreshing: Bool
+  /// Tells why the source refused the request, where the status alone does not.
+  private let refusals: (any RefusalExplainer)?
   private let fd: Int32
   /// The digests `awaitDigest` waited for (`.some(nil)`: none could be computed).
   private var awaited: DigestValues??
 
   private init(
     entry: ManifestEntry, local: LocalDownload, request: TransferRequest, sink: DownloadSink,
-    fd: Int32, refreshing: Bool
+    fd: Int32, refreshing: Bool, refusals: (any RefusalExplainer)?
   ) {
     self.entry = entry
     self.local = local
@@ -33,6 +35,7 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
     self.sink = sink
     self.fd = fd
     self.refreshing = refreshing
+    self.refusals = refusals
   }
 
   /// Opens the partial file and builds the request for `base` (the entry's request to this
@@ -43,12 +46,13 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
   /// The digests computed are the entry's expected ones, SHA-256 too when `hashes` (the
   /// digest is shown), and with `serverDigests` those a resumed partial's first response
   /// declared; the sink adds what the response declares. With none of these nothing is
-  /// hashed, which matters on small files. `errorBodies` reads the start of an error
+  /// hashed, which matters on small files. `refusals` tells why an error answer refused
+  /// it. `errorBodies` reads the start of an error
   /// answer's body.
   static func prepare(
     _ entry: ManifestEntry, base: TransferRequest, local: LocalDownload, counter: ProgressCounter,
     fresh: Bool, hashes: Bool, serverDigests: Bool, refresh: RefreshCheck? = nil,
-    errorBodies: (any ErrorBodyClassifier)? = nil
+    errorBodies: (any ErrorBodyClassifier)? = nil, refusals: (any RefusalExplainer)? = nil
   ) -> Result<DownloadAttempt, AttemptSetback> {
     if !fresh, let size = entry.size {
       do throws(TransferError) {
@@ -107,7 +111,7 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
     return .success(
       DownloadAttempt(
         entry: entry, local: local, request: request, sink: sink, fd: fd,
-        refreshing: refresh != nil))
+        refreshing: refresh != nil, refusals: refusals))
   }
 
   /// Reads how the exchange ended: writes out what the sink still holds (also after a
@@ -141,7 +145,11 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
         local.discardPartial()
         return .unchanged
       }
-      return .setback(.failed(AttemptFailure.http(response.head, body: sink.errorBody)))
+      return .setback(
+        .failed(
+          AttemptFailure.http(
+            response.head, body: sink.errorBody,
+            explained: refusals?.explain(response.head, for: entry.url))))
     case .restart:
       return .setback(.restart("the partial file is not a prefix of the resource"))
     case .fail(let error):
@@ -170,7 +178,7 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
 
   /// The digests a download of `entry` computes from its first byte: the expected ones,
   /// SHA-256 when `hashes`, and the algorithms of `declared` (a server's, kept in the resume
-  /// state); `nil` when there is none.
+  /// state), with the entry's `digestSeed`; `nil` when there is none.
   static func digests(for entry: ManifestEntry, hashes: Bool, declared: [ExpectedDigest]?)
     -> DigestSet?
   {
@@ -182,7 +190,7 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
       DigestAlgorithm.allCases.lazy.filter { algorithm in
         expected[algorithm] != nil || (hashes && algorithm == .sha256)
           || declared.contains { $0.algorithm == algorithm }
-      })
+      }, seed: entry.digestSeed)
   }
 
   /// Whether the digest is ready without waiting (no background digest worker).
@@ -211,7 +219,9 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
       return .failure(AttemptFailure(error: error))
     }
     return .success(
-      AttemptSuccess(sha256: computed[.sha256], digests: computed, verified: verified))
+      AttemptSuccess(
+        sha256: computed[.sha256], digests: computed.unseeded(entry.digestSeed),
+        verified: verified))
   }
 
   /// Checks `computed` against `entry`'s expected digests, then against `server`'s: the

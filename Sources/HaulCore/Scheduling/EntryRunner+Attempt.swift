@@ -92,7 +92,7 @@ extension EntryRunner {
       return DownloadAttempt.prepare(
         entry, base: base, local: local, counter: job.counter, fresh: fresh,
         hashes: options.digestsWithoutChecksum, serverDigests: options.serverDigests,
-        refresh: job.refresh, errorBodies: options.errorBodies
+        refresh: job.refresh, errorBodies: options.errorBodies, refusals: options.refusals
       ).map { $0 }
     }
     return UploadAttempt.prepare(

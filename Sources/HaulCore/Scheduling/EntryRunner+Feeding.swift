@@ -117,11 +117,14 @@ extension EntryRunner {
     else { return nil }
     let expected = entry.expectedDigests
     if !expected.isEmpty {
-      guard let (digests, _) = local.digestsOfDestination(expected.algorithms),
+      guard
+        let (digests, _) = local.digestsOfDestination(expected.algorithms, seed: entry.digestSeed),
         case .success(let verified) = DownloadAttempt.check(entry, server: [], digests)
       else { return nil }
       return (
-        AttemptSuccess(sha256: digests[.sha256], digests: digests, verified: verified),
+        AttemptSuccess(
+          sha256: digests[.sha256], digests: digests.unseeded(entry.digestSeed),
+          verified: verified),
         destination.size
       )
     }

@@ -168,7 +168,9 @@ extension EntryRunner {
     do throws(TransferError) {
       let response = try await send(request, for: entry, sink: sink, job: job)
       guard ResponseValidation.answersRange(response.head, requested: request.range) else {
-        return .failure(AttemptFailure.http(response.head))
+        return .failure(
+          AttemptFailure.http(
+            response.head, explained: options.refusals?.explain(response.head, for: url)))
       }
       return .success(response.head)
     } catch {
@@ -223,7 +225,9 @@ extension EntryRunner {
                   error: TransferError(
                     .protocol, "a segment ended at \(sink.offset) of \(segment.end + 1)"))
             } else {
-              failure = AttemptFailure.http(response.head)
+              failure = AttemptFailure.http(
+                response.head,
+                explained: options.refusals?.explain(response.head, for: entry.url))
             }
           } catch {
             failure = Failure(error: error)

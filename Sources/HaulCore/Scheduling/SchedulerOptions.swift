@@ -88,6 +88,9 @@ public struct SchedulerOptions: Sendable {
   /// Reads the start of an error answer's body for the server's own error code (an object
   /// store's XML error document); none by default: the status alone decides.
   package var errorBodies: (any ErrorBodyClassifier)?
+  /// Tells why a server refused a request where the status alone does not (a Hub's gated
+  /// repository); none by default: the status and the error body tell it.
+  package var refusals: (any RefusalExplainer)?
   /// Servers whose ranges declare no digest, asked a `HEAD` by a segmented download; none
   /// by default.
   package var headDigests: (any HeadDigestSource)?

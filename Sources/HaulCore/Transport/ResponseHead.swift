@@ -25,7 +25,8 @@ public struct ResponseHead: Sendable, Hashable {
     "last-modified", "location", "retry-after", "repr-digest", "content-digest", "digest",
     "x-goog-hash", "x-amz-checksum-sha256", "transfer-encoding", "upload-offset",
     "upload-length", "upload-complete", "upload-limit", "upload-draft-interop-version",
-    "tus-version", "tus-extension", "tus-checksum-algorithm",
+    "tus-version", "tus-extension", "tus-checksum-algorithm", "link", "x-error-code",
+    "x-error-message",
   ]
 
   /// The first value of header `name` (ASCII case ignored).

@@ -72,6 +72,11 @@ enum Commands {
         "cookie-jar", value: "FILE",
         help: "keep cookies and write those the run ends with to FILE (mode 0600)"),
       OptionSpec(
+        "hf-cache", inlineValue: "DIR",
+        help:
+          "put hf:// folders in the Hugging Face Hub cache DIR (default $HF_HUB_CACHE, else"
+          + " $HF_HOME/hub), in place of -o"),
+      OptionSpec(
         "s3", help: "sign requests with AWS SigV4 and accept s3://BUCKET/KEY URLs"),
       OptionSpec(
         "s3-endpoint", value: "URL", default: "https://s3.REGION.amazonaws.com",

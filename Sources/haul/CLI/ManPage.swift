@@ -64,6 +64,7 @@ enum ManPage {
     var text = option.short.map { "\\fB\\-\(escape(String($0)))\\fR, " } ?? ""
     text += "\\fB\\-\\-\(escape(option.long))\\fR"
     if let value = option.valueName { text += " \\fI\(escape(value))\\fR" }
+    if let value = option.inlineValueName { text += " [=\\fI\(escape(value))\\fR]" }
     return text
   }
 

@@ -16,11 +16,14 @@ struct OptionSpec: Sendable {
   /// The only values the option accepts, when they are a fixed list (`curl`, `urlsession`);
   /// the shell completions offer them.
   var choices: [String]
+  /// The placeholder of a flag's optional value, given only as `--NAME=VALUE` (`DIR` of
+  /// `--hf-cache[=DIR]`): a separate word after the flag stays a positional argument.
+  var inlineValueName: String?
 
   init(
     _ long: String, short: Character? = nil, value valueName: String? = nil,
     repeatable: Bool = false, default defaultValue: String? = nil, choices: [String] = [],
-    help: String
+    inlineValue inlineValueName: String? = nil, help: String
   ) {
     self.long = long
     self.short = short
@@ -29,6 +32,7 @@ struct OptionSpec: Sendable {
     self.help = help
     self.defaultValue = defaultValue
     self.choices = choices
+    self.inlineValueName = inlineValueName
   }
 
   var takesValue: Bool { valueName != nil }
@@ -45,7 +49,7 @@ struct OptionSpec: Sendable {
   /// How help shows the option's spelling: `-j, --concurrency N`.
   var synopsis: String {
     let shortPart = short.map { "-\($0), " } ?? "    "
-    let valuePart = valueName.map { " \($0)" } ?? ""
+    let valuePart = valueName.map { " \($0)" } ?? inlineValueName.map { " [=\($0)]" } ?? ""
     return shortPart + "--" + long + valuePart
   }
 }

@@ -64,10 +64,10 @@ struct ParsedArguments: Equatable {
           } else {
             parsed.record(option, try nextValue(for: option, spelled: "--\(name)"))
           }
-        } else if inline != nil {
+        } else if inline != nil, option.inlineValueName == nil {
           throw UsageError("option '--\(name)' takes no value", command: command.name)
         } else {
-          parsed.record(option, "")
+          parsed.record(option, inline ?? "")
         }
       } else {
         var letters = argument.dropFirst()

@@ -1,5 +1,7 @@
+import Foundation
 import Glibc
 import HaulCore
+import HaulHF
 import HaulS3
 
 /// The manifest a command reads: a file as given, or standard input spooled to a temporary
@@ -44,11 +46,11 @@ final class ManifestInput {
 
   /// The manifest for the library, with `output` as its output directory, the digests of
   /// `checksums` applied to its downloads, `schemes` its URL schemes beyond http(s)
-  /// (`s3://`, `s3Schemes`), and
+  /// (`s3://`, `hf://`: `urlSchemes`), and
   /// `transports` those it will run through, whose limits it then refuses at validation.
   func manifest(
     output: String, checksums: ChecksumTable = ChecksumTable(),
-    schemes: ManifestURLSchemes = s3Schemes(nil),
+    schemes: ManifestURLSchemes = urlSchemes(nil),
     transports: [TransportChoice] = [], recursive: Bool = false
   ) -> Manifest {
     var manifest = Manifest(
@@ -93,7 +95,18 @@ enum ProcessEnvironment {
 }
 
 /// The manifest's URL schemes under the CLI: `s3://` to the `--s3` endpoint, refused with a
-/// line that names `--s3` when there is none.
-func s3Schemes(_ setup: S3Setup?) -> ManifestURLSchemes {
-  ManifestURLSchemes([S3URLScheme(endpoint: setup?.endpoint)])
+/// line that names `--s3` when there is none, and `hf://` to the Hub (`HubSetup`), its
+/// folders in the Hub cache's layout with `hfCache`.
+func urlSchemes(_ setup: S3Setup?, hfCache: Bool = false) -> ManifestURLSchemes {
+  var schemes: [any ManifestURLScheme] = [S3URLScheme(endpoint: setup?.endpoint)]
+  if case .success(let hub) = HubSetup.current {
+    schemes.append(HFURLScheme(endpoint: hub.endpoint, cache: hfCache))
+  }
+  return ManifestURLSchemes(schemes)
+}
+
+/// The Hugging Face Hub of this process: `HF_ENDPOINT` and the token, read from the
+/// environment once (a daemon's jobs all reach the Hub of its environment).
+enum HubSetup {
+  static let current = HFSetup.from(ProcessInfo.processInfo.environment)
 }

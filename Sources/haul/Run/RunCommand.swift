@@ -24,6 +24,10 @@ struct RunCommand {
       return .usage
     }
 
+    if case .failure(let problem) = HubSetup.current {
+      Console.error(UsageError(problem.reason, command: "run").text + "\n")
+      return .usage
+    }
     var s3: S3Setup?
     if let choice = options.s3 {
       switch S3Setup.resolve(
@@ -48,7 +52,8 @@ struct RunCommand {
     do throws(ManifestError) {
       input = try ManifestInput(argument: options.manifest)
       whole = try input.manifest(
-        output: options.output, checksums: checksums, schemes: s3Schemes(s3),
+        output: options.output, checksums: checksums,
+        schemes: urlSchemes(s3, hfCache: options.hfCache),
         transports: [options.transport], recursive: options.recursive
       ).validate()
     } catch {
@@ -56,7 +61,8 @@ struct RunCommand {
       return .usage
     }
     let manifest = input.manifest(
-      output: options.output, checksums: checksums, schemes: s3Schemes(s3),
+      output: options.output, checksums: checksums,
+      schemes: urlSchemes(s3, hfCache: options.hfCache),
       recursive: options.recursive)
     let entries = RunEntries(entries: manifest.entries(), shard: options.shard)
     let statistics = entries.statistics(whole: whole)

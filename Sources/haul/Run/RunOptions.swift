@@ -1,5 +1,6 @@
 import Foundation
 import HaulCore
+import HaulHF
 import HaulResumable
 import HaulS3
 import HaulWeb
@@ -14,6 +15,8 @@ enum TransportChoice: String, CaseIterable, Sendable {
 struct RunOptions: Sendable {
   var manifest: String
   var output = "."
+  /// `--hf-cache`: `hf://` folders land in the Hub cache's layout, `output` being the cache.
+  var hfCache = false
   /// `-j N`, or under `-j auto` (the default) the most transfers in flight.
   var concurrency = ConcurrencyController.defaultCeiling
   /// `-j auto`: the run finds its own concurrency, up to `concurrency`.
@@ -101,6 +104,15 @@ struct RunOptions: Sendable {
     }
 
     output = try RunOptions.outputDirectory(parsed, command: "run")
+    if let cache = parsed.value("hf-cache") {
+      guard parsed.value("output") == nil else {
+        throw UsageError(
+          "--hf-cache puts files in the Hub cache: give no -o with it", command: "run")
+      }
+      output =
+        cache.isEmpty ? HFSetup.cacheDirectory(in: ProcessInfo.processInfo.environment) : cache
+      hfCache = true
+    }
     if let text = parsed.value("concurrency") {
       (concurrency, automaticConcurrency) = try values.concurrency(text)
     }
@@ -205,7 +217,7 @@ struct RunOptions: Sendable {
 
   /// The options the scheduler takes, with `--s3`'s endpoint plugged in (multipart
   /// uploads, checksums by `HEAD`, its default segments, folder uploads as keys), then
-  /// resumable uploads and web folders.
+  /// resumable uploads, the Hugging Face Hub and web folders.
   func schedulerOptions(
     _ statistics: ManifestStatistics, interceptor: (any RequestInterceptor)?, s3: S3Setup?
   ) -> SchedulerOptions {
@@ -224,6 +236,9 @@ struct RunOptions: Sendable {
     // goes through it before any other strategy is asked; web folders are listed last, as
     // their collections take a folder upload to any URL.
     options.addResumableUploads(resumable)
+    if case .success(let hub) = HubSetup.current {
+      options.addHuggingFace(endpoint: hub.endpoint, token: hub.token, cache: hfCache)
+    }
     options.addWebFolders()
     return options
   }

@@ -105,7 +105,7 @@ struct ServeEngine: JobEngine {
   {
     var manifest = Manifest(
       path: job.manifestPath, displayName: "manifest", outputDirectory: options.output,
-      checksums: ChecksumTable(), schemes: s3Schemes(s3),
+      checksums: ChecksumTable(), schemes: urlSchemes(s3),
       refusesIPv6Literals: checking && TransportFactory.refusesIPv6Literals(options.transport))
     manifest.recursive = options.recursive
     manifest.refusesResumableIETF =

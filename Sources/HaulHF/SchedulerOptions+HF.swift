@@ -1,0 +1,21 @@
+import Foundation
+import HaulCore
+
+extension SchedulerOptions {
+  /// Adds the Hugging Face Hub at `endpoint` to the run: `hf://` folders are listed from
+  /// its tree API (before the web's folders: add it before `addWebFolders()`), `token`
+  /// goes to its origin only, after the run's own interceptor when that adapts at once
+  /// (an `--auth-command`'s token takes the Hub's place), and a 401 or 403 of the Hub says
+  /// which repository and token. With `cache`, folders land in the Hub cache's layout
+  /// (`HFCacheLayout`).
+  package mutating func addHuggingFace(endpoint: HFEndpoint, token: HFToken?, cache: Bool = false) {
+    folderListers.append(HFTreeLister(endpoint: endpoint, cache: cache))
+    refusals = HFRefusals(endpoint: endpoint, token: token)
+    guard let token else { return }
+    if interceptor == nil {
+      interceptor = HFTokenInterceptor(token: token, endpoint: endpoint, inner: nil)
+    } else if let inner = interceptor as? any ImmediateRequestInterceptor {
+      interceptor = HFTokenInterceptor(token: token, endpoint: endpoint, inner: inner)
+    }
+  }
+}
