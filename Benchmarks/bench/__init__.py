@@ -14,5 +14,5 @@ Benchmarks/run is the entry point (its command line and `main`); the parts live 
     syscalls.py    the strace pass and its table per file
     summary.py     the medians and ratios per workload and tool
     targets.py     the issues' targets, each a ratio against a peer in the same run
-    report.py      the machine a run was on and latest.md
+    report.py      latest.md, latest.json and (through plot.py) latest.png
 """

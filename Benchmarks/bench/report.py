@@ -1,12 +1,15 @@
 """The report: the machine it ran on (machine), latest.md (markdown, with syscall_lines for
-each strace table)."""
+each strace table), and the three files a run writes, latest.{json,md,png} in
+Benchmarks/results/ (write_results; the plot is plot.py's)."""
 
 import datetime
+import json
 import os
 import platform
 import subprocess
+import sys
 
-from .common import ROOT, STRACE_CHECKED, STRACE_TOTAL_CHECKED
+from .common import HERE, RESULTS, ROOT, STRACE_CHECKED, STRACE_TOTAL_CHECKED, log, sh
 
 
 def machine():
@@ -143,3 +146,17 @@ def markdown(table, goals, meta, options, syscalls=None):
                 f"{row.get('ratio_to_reference', float('nan')):.2f} |" + connections)
         lines.append("")
     return "\n".join(lines)
+
+
+def write_results(table, goals, meta, options, syscalls, runs):
+    """Writes Benchmarks/results/latest.json (every number, every run), latest.md (markdown)
+    and latest.png (plot.py, from the JSON)."""
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, "latest.json"), "w") as file:
+        json.dump({"machine": meta, "options": options, "targets": goals, "workloads": table,
+                   "syscalls": syscalls, "runs": runs}, file, indent=2)
+    with open(os.path.join(RESULTS, "latest.md"), "w") as file:
+        file.write(markdown(table, goals, meta, options, syscalls) + "\n")
+    sh([sys.executable, os.path.join(HERE, "plot.py"), os.path.join(RESULTS, "latest.json"),
+        os.path.join(RESULTS, "latest.png")])
+    log(f"wrote {os.path.relpath(RESULTS, ROOT)}/latest.md, latest.json, latest.png")
