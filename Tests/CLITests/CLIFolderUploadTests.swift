@@ -24,6 +24,13 @@ struct CLIFolderUploadTests {
           at: full, seed: UInt64(index), count: Int64(1_000 + index * 70_000))
       }
       try TestContent.writeFile(at: out + "/outside.txt", seed: 9, count: 10)
+      let away = directory.file("away")
+      try FileManager.default.createDirectory(atPath: away, withIntermediateDirectories: true)
+      try TestContent.writeFile(at: away + "/secret.txt", seed: 10, count: 10)
+      try FileManager.default.createSymbolicLink(
+        atPath: out + "/site/planted", withDestinationPath: away)
+      try FileManager.default.createSymbolicLink(
+        atPath: out + "/site/absolute", withDestinationPath: away + "/secret.txt")
       try FileManager.default.createSymbolicLink(
         atPath: out + "/site/leads-out", withDestinationPath: "../outside.txt")
       try FileManager.default.createSymbolicLink(
@@ -46,7 +53,9 @@ struct CLIFolderUploadTests {
       for (path, sha) in sent {
         #expect(nginx.fileDigest("upload/\(transport)/site/" + path)?.sha256 == sha, "\(path)")
       }
-      #expect(nginx.fileDigest("upload/\(transport)/site/leads-out") == nil)
+      for left in ["leads-out", "absolute", "planted/secret.txt"] {
+        #expect(nginx.fileDigest("upload/\(transport)/site/" + left) == nil, "\(left)")
+      }
       let mkcols = nginx.accessLog().filter { $0.method == "MKCOL" }.map(\.uri).sorted()
       #expect(
         mkcols == [remote, remote + "sub/", remote + "sub/deeper/"].sorted(),

@@ -81,6 +81,52 @@ struct ResumableTusTests {
     }
   }
 
+  /// docs/behaviour.md, "Paths": the upload's state is kept below the output directory's
+  /// descriptor, so a symlink planted at `.haul` fails the upload with `path_refused` and
+  /// nothing is written through it; a symlink in place of the file leading out is refused
+  /// before any request.
+  @Test func a_planted_haul_link_refuses_the_state_and_a_linked_file_is_never_sent()
+    async throws
+  {
+    try await TusFixture.with { tus in
+      let directory = try TemporaryDirectory(prefix: "haul-tus-planted")
+      defer { directory.remove() }
+      _ = try prepare(directory, size: Self.chunk + 9, seed: 40)
+      let outside = directory.file("outside")
+      try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+      try TestContent.writeFile(at: outside + "/secret.bin", seed: 41, count: 1000)
+      try FileManager.default.createSymbolicLink(
+        atPath: directory.file("out/.haul"), withDestinationPath: outside)
+      try FileManager.default.createSymbolicLink(
+        atPath: directory.file("out/leak.bin"), withDestinationPath: outside + "/secret.bin")
+      let manifest = try writeManifest(
+        [
+          try manifestLine([
+            "url": tus.creationURL.absoluteString, "op": "upload", "path": "big.bin",
+            "resumable": "tus",
+          ]),
+          try manifestLine([
+            "url": "http://127.0.0.1:9/leak.bin", "op": "upload", "path": "leak.bin",
+            "resumable": "tus",
+          ]),
+        ], in: directory)
+
+      let run = try FaultRun(
+        try await HaulBinary.run(
+          ["run", manifest, "-o", "out", "--report", "report.json", "--retries", "1"],
+          in: directory), reportIn: directory)
+
+      #expect(run.result.status == 1, "\(run.result.stderr)")
+      for line in [1, 2] {
+        #expect(run.code(line) == "path_refused", "\(run.describe(line))")
+      }
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: outside) == ["secret.bin"],
+        "nothing was written through the planted .haul")
+      #expect(run.attempts(2) == 1, "\(run.describe(2))")
+    }
+  }
+
   @Test func the_run_option_sends_a_plain_upload_line_through_tus() async throws {
     try await TusFixture.with { tus in
       let directory = try TemporaryDirectory(prefix: "haul-tus-option")

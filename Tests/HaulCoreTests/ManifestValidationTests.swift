@@ -425,6 +425,18 @@ struct BadManifestCase: Sendable, CustomTestStringConvertible {
     #expect(ManifestFixture.validationError(dangling)?.reason.contains("does not exist") == true)
   }
 
+  /// docs/behaviour.md, "Paths": the check looks through the output directory's descriptor
+  /// and never follows a link out of it; such an upload is no manifest error, the run fails
+  /// it with `path_refused`.
+  @Test func an_upload_symlink_leading_out_is_left_to_the_run() throws {
+    let fixture = ManifestFixture()
+    #expect(symlink("../elsewhere/secret.bin", fixture.directory + "/out.bin") == 0)
+    let manifest = fixture.manifest(lines: [
+      #"{"url":"http://h/u","op":"upload","path":"out.bin"}"#
+    ])
+    #expect(try manifest.validate().entries == 1)
+  }
+
   @Test func upload_destination_is_its_url() throws {
     let fixture = ManifestFixture()
     fixture.createFile("a.bin")

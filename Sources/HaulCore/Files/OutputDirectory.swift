@@ -19,6 +19,8 @@ package final class OutputDirectory: Sendable {
   package let path: String
   /// The root's descriptor; `folder(of:)` stands for it with `nil`.
   let descriptor: Int32
+  /// The files read here (uploads, their folders), reached through `descriptor`.
+  package let tree: LocalTree
   /// The folders below the root that downloads were last written in.
   private let folders = Mutex(FolderCache())
   /// Whether names are added to folders here one at a time (see `DirectoryEntryLock`): on
@@ -51,6 +53,7 @@ package final class OutputDirectory: Sendable {
     guard fd >= 0 else { throw FileErrors.error(errno, "cannot open output directory \(path)") }
     self.path = path
     self.descriptor = fd
+    tree = LocalTree(root: fd, rootPath: path)
     startedEmpty = created || Self.isEmpty(fd)
     let type = FileSystemType.of(fd)
     takesTurnsAddingNames = type != "tmpfs" && type != "ramfs"
@@ -210,11 +213,43 @@ package final class OutputDirectory: Sendable {
   }
 }
 
+/// A file an upload reads, opened through the output directory (`LocalTree.openFile`) and
+/// held open while the upload's requests go: the transports and strategies, which open a
+/// body by path, are given `/proc/self/fd/N`, which reopens this very file, whatever is
+/// planted at its name afterwards. Closed when the last holder lets go.
+package final class UploadFile: Sendable {
+  /// The open file.
+  let descriptor: Int32
+  /// The path that reopens the file (`/proc/self/fd/N`).
+  package let path: String
+
+  /// Opens the upload file at `relativePath` under `directory`; `path_refused` when a
+  /// symlink on the way leads out of it, `io` when it is missing or no regular file.
+  package init(_ relativePath: String, in directory: OutputDirectory) throws(TransferError) {
+    do {
+      descriptor = try directory.tree.openFile(relativePath, followsLinks: true)
+    } catch {
+      throw error.transferError("cannot read \(relativePath)")
+    }
+    path = "/proc/self/fd/\(descriptor)"
+  }
+
+  deinit { close(descriptor) }
+
+  /// The file's size now.
+  package var size: Int64? {
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { return nil }
+    return Int64(info.st_size)
+  }
+}
+
 /// What haul needs to know of a local file.
 package struct FileStatus: Sendable, Hashable {
   package var size: Int64
   package var isRegularFile: Bool
   package var isSymlink: Bool
+  package var isFolder: Bool = false
   /// Its modification time, in whole seconds since 1970.
   package var modified: Int
 
@@ -226,7 +261,7 @@ package struct FileStatus: Sendable, Hashable {
     let type = info.st_mode & S_IFMT
     return FileStatus(
       size: Int64(info.st_size), isRegularFile: type == S_IFREG, isSymlink: type == S_IFLNK,
-      modified: Int(info.st_mtim.tv_sec))
+      isFolder: type == S_IFDIR, modified: Int(info.st_mtim.tv_sec))
   }
 }
 

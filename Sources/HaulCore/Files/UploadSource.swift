@@ -13,11 +13,11 @@ package struct UploadSource: Sendable, Hashable {
   /// The file's modification time, in seconds since 1970.
   package var modified: Double
 
-  /// The regular file at `path`; the failure (`io`, naming `name`) when it cannot be read or
-  /// is not a regular file.
-  static func inspect(_ path: String, name: String) -> Result<UploadSource, AttemptFailure> {
+  /// The upload's `file`, opened through the output directory (`UploadFile`, a regular file),
+  /// as it is now (`fstat`); the failure (`io`, naming `name`) when it cannot be looked at.
+  static func inspect(_ file: UploadFile, name: String) -> Result<UploadSource, AttemptFailure> {
     var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+    guard fstat(file.descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       return .failure(AttemptFailure(error: FileErrors.error(errno, "cannot read \(name)")))
     }
     let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9

@@ -16,7 +16,7 @@ extension UploadState {
   /// The state at `path`, `nil` when there is none or it cannot be read (an unreadable state
   /// starts the upload over, as a missing one does).
   package static func read(_ path: String) -> Self? {
-    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    guard let data = UploadStateFile.read(path) else { return nil }
     return try? JSONDecoder().decode(Self.self, from: data)
   }
 

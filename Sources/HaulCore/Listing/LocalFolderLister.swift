@@ -8,7 +8,10 @@ import Foundation
 ///
 /// Every regular file is sent, also through a symbolic link that resolves inside the
 /// entry's folder; a link that leads out of it, a link to a folder (which could lead round
-/// again) and anything that is neither file nor folder are left out.
+/// again) and anything that is neither file nor folder are left out. The folders are read
+/// through the output directory's descriptor (`LocalTree`): a symlink planted in place of a
+/// folder being listed fails that folder with `path_refused`, and links are resolved by
+/// haul itself, never followed by the kernel.
 package struct LocalFolderLister: FolderLister {
   /// Where the files go.
   package let target: any FolderUploadTarget
@@ -24,30 +27,31 @@ package struct LocalFolderLister: FolderLister {
   package func page(of folder: ListedFolder, after cursor: String?, through client: ListingClient)
     async throws(TransferError) -> ListingPage
   {
-    let root = client.outputDirectory + "/" + client.entry.path
-    let local = root + folder.relativePath
-    let names: [String]
-    do {
-      names = try FileManager.default.contentsOfDirectory(atPath: local).sorted()
+    let tree = client.runner.directory.tree
+    let shown = client.entry.path + folder.relativePath
+    let top: [String]
+    let names: [(String, FileStatus)]
+    do throws(LocalTree.Failure) {
+      top = try tree.resolve(client.entry.path, followsLinks: true)
+      let below = folder.relativePath.split(separator: "/").map(String.init)
+      names = try tree.entries(of: top + below).sorted { $0.0 < $1.0 }
     } catch {
-      throw TransferError(.io, "cannot read the folder \(ManifestText.quoted(local)): \(error)")
+      throw error.transferError("cannot read the folder \(ManifestText.quoted(shown))")
     }
     try await target.makeFolder(folder.url, through: client)
-    let realRoot = Self.resolved(root) ?? root
     var page = ListingPage()
-    for name in names {
-      let path = local + name
-      var info = stat()
-      guard lstat(path, &info) == 0 else { continue }
-      var kind = info.st_mode & S_IFMT
-      if kind == S_IFLNK {
-        guard let target = Self.resolved(path), target.hasPrefix(realRoot + "/"),
-          stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG
+    for (name, status) in names {
+      var isFile = status.isRegularFile
+      if status.isSymlink {
+        let link = client.entry.path + "/" + folder.relativePath + name
+        guard let resolved = try? tree.resolve(link, followsLinks: true),
+          resolved.count > top.count, Array(resolved.prefix(top.count)) == top,
+          (try? tree.status(of: link, followsLinks: true))?.isRegularFile == true
         else { continue }
-        kind = S_IFREG
+        isFile = true
       }
-      let isFolder = kind == S_IFDIR
-      guard isFolder || kind == S_IFREG else { continue }
+      let isFolder = !status.isSymlink && status.isFolder
+      guard isFolder || isFile else { continue }
       let url = target.url(of: name, isFolder: isFolder, in: folder.url)
       if isFolder {
         if let url { page.folders.append(folder.child(named: name, at: url)) }
@@ -59,12 +63,5 @@ package struct LocalFolderLister: FolderLister {
           relativePath: folder.relativePath + name))
     }
     return page
-  }
-
-  /// `path` with every symbolic link resolved, `nil` when it cannot be.
-  private static func resolved(_ path: String) -> String? {
-    guard let real = realpath(path, nil) else { return nil }
-    defer { free(real) }
-    return String(cString: real)
   }
 }

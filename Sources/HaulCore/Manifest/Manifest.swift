@@ -211,35 +211,50 @@ public struct Manifest: Sendable {
   }
 
   /// Why the folder upload of `relativePath` under `outputDirectory` cannot be sent, or
-  /// `nil` when it is a folder (possibly through a symbolic link).
+  /// `nil` when it is a folder (possibly through a symbolic link that stays in the output
+  /// directory; one that leads out is no manifest error: the run fails it with
+  /// `path_refused`). Looked up through the output directory's descriptor (`LocalTree`).
   static func uploadFolderProblem(_ relativePath: String, in outputDirectory: String) -> String? {
-    var info = stat()
-    guard stat(outputDirectory + "/" + relativePath, &info) == 0 else {
-      return "upload folder \(ManifestText.quoted(relativePath)) does not exist"
+    let quoted = ManifestText.quoted(relativePath)
+    switch localStatus(relativePath, in: outputDirectory) {
+    case .success(let status):
+      return status.isFolder ? nil : "upload folder \(quoted) is not a folder"
+    case .failure(.refused):
+      return nil
+    case .failure:
+      return "upload folder \(quoted) does not exist"
     }
-    guard info.st_mode & S_IFMT == S_IFDIR else {
-      return "upload folder \(ManifestText.quoted(relativePath)) is not a folder"
-    }
-    return nil
   }
 
   /// Why the upload file at `relativePath` under `outputDirectory` cannot be sent, or `nil`
-  /// when it is a regular file (possibly through a symbolic link).
+  /// when it is a regular file (possibly through a symbolic link that stays in the output
+  /// directory; one that leads out is left to the run, which fails it with `path_refused`).
   static func uploadFileProblem(_ relativePath: String, in outputDirectory: String) -> String? {
-    let directory = outputDirectory.isEmpty ? "." : outputDirectory
-    var status = stat()
-    guard stat(directory + "/" + relativePath, &status) == 0 else {
-      let code = errno
-      if code == ENOENT || code == ENOTDIR {
-        return "upload file \(ManifestText.quoted(relativePath)) does not exist"
+    let quoted = ManifestText.quoted(relativePath)
+    switch localStatus(relativePath, in: outputDirectory) {
+    case .success(let status):
+      return status.isRegularFile ? nil : "upload file \(quoted) is not a regular file"
+    case .failure(.refused):
+      return nil
+    case .failure(.system(let code)) where code == ENOENT || code == ENOTDIR:
+      return "upload file \(quoted) does not exist"
+    case .failure(.system(let code)):
+      return "cannot read upload file \(quoted): " + String(cString: strerror(code))
+    case .failure(.notRegularFile):
+      return "upload file \(quoted) is not a regular file"
+    }
+  }
+
+  /// What is at `relativePath` below `outputDirectory`, symlinks resolved inside it
+  /// (`LocalTree.status(of:followsLinks:)`); `ENOENT` when the directory cannot be opened.
+  private static func localStatus(_ relativePath: String, in outputDirectory: String)
+    -> Result<FileStatus, LocalTree.Failure>
+  {
+    LocalTree.withTree(at: outputDirectory) { tree in
+      Result { () throws(LocalTree.Failure) in
+        try tree.status(of: relativePath, followsLinks: true)
       }
-      return "cannot read upload file \(ManifestText.quoted(relativePath)): "
-        + String(cString: strerror(code))
-    }
-    guard status.st_mode & S_IFMT == S_IFREG else {
-      return "upload file \(ManifestText.quoted(relativePath)) is not a regular file"
-    }
-    return nil
+    } ?? .failure(.system(ENOENT))
   }
 }
 

@@ -95,8 +95,14 @@ extension EntryRunner {
         refresh: job.refresh, errorBodies: options.errorBodies, refusals: options.refusals
       ).map { $0 }
     }
+    let file: UploadFile
+    do throws(TransferError) {
+      file = try uploadFile(entry)
+    } catch {
+      return .failure(.failed(AttemptFailure(error: error)))
+    }
     return UploadAttempt.prepare(
-      entry, base: base, path: uploadPath(entry), length: length, counter: job.counter,
+      entry, base: base, file: file, length: length, counter: job.counter,
       errorBodies: options.errorBodies
     ).map { $0 }
   }
@@ -116,12 +122,13 @@ extension EntryRunner {
     return told
   }
 
-  /// The upload strategy that carries `job`'s upload to `url`, with its context; `nil` when
-  /// none takes it.
+  /// The upload strategy that carries `job`'s upload to `url`, with its context (the file
+  /// opened for it); `nil` when none takes it or the file cannot be opened.
   private func strategy(_ job: EntryJob, to url: URL) -> (any UploadStrategy, UploadContext)? {
-    let source = uploadPath(job.entry)
-    guard let strategy = uploadStrategy(job.entry, to: url, source: source) else { return nil }
-    return (strategy, UploadContext(runner: self, job: job, url: url, source: source))
+    guard let file = try? uploadFile(job.entry),
+      let strategy = uploadStrategy(job.entry, to: url, source: file.path)
+    else { return nil }
+    return (strategy, UploadContext(runner: self, job: job, url: url, file: file))
   }
 
   /// Carries `job`'s transfer from `url` in parts: a segmented download, or an upload by

@@ -8,21 +8,19 @@ import Foundation
 
 /// The requests of an entry's exchanges, and how a task sends them.
 extension EntryRunner {
-  /// The size of an upload's file (symlinks followed, as the manifest allows), or nil
-  /// when it is no regular file.
+  /// The size of an upload's file (a symlink followed while it stays in the output
+  /// directory, as `LocalTree` resolves it), or nil when it is no regular file there.
   func uploadLength(_ entry: ManifestEntry) -> Int64? {
-    var info = stat()
-    guard entry.operation == .upload, stat(uploadPath(entry), &info) == 0,
-      info.st_mode & S_IFMT == S_IFREG
-    else { return nil }
-    return Int64(info.st_size)
+    guard entry.operation == .upload else { return nil }
+    return (try? uploadFile(entry))?.size
   }
 
   /// Whether an upload of `entry` to `url` goes in parts, in a task: an upload strategy
-  /// (a resumable protocol, a multipart upload) takes it.
+  /// (a resumable protocol, a multipart upload) takes it. A file that cannot be opened goes
+  /// whole, where its attempt fails with the reason.
   func goesInParts(_ entry: ManifestEntry, to url: URL) -> Bool {
-    entry.operation == .upload
-      && uploadStrategy(entry, to: url, source: uploadPath(entry)) != nil
+    guard entry.operation == .upload, let file = try? uploadFile(entry) else { return false }
+    return uploadStrategy(entry, to: url, source: file.path) != nil
   }
 
   /// The first of the run's upload strategies (`SchedulerOptions.uploadStrategies`) that
@@ -33,8 +31,10 @@ extension EntryRunner {
     options.uploadStrategies.first { $0.takes(entry, to: url, source: source) }
   }
 
-  func uploadPath(_ entry: ManifestEntry) -> String {
-    options.outputDirectory + "/" + entry.path
+  /// The file `entry` uploads, opened through the output directory's descriptor (never
+  /// by a path string under it): `path_refused` when a symlink on the way leads out.
+  func uploadFile(_ entry: ManifestEntry) throws(TransferError) -> UploadFile {
+    try UploadFile(entry.path, in: directory)
   }
 
   /// The request of one exchange of `entry` with `url`: the run's and the entry's headers,

@@ -17,39 +17,42 @@ final class UploadAttempt: AttemptSteps, ResponseSink, @unchecked Sendable {
   private var reported: Int64 = 0
   private let errorBodies: (any ErrorBodyClassifier)?
   private(set) var errorBody: ErrorBody?
+  /// The file the body reopens (`UploadFile.path`), held open while the attempt lasts.
+  private let file: UploadFile
 
   private init(
-    request: TransferRequest, progress: ProgressCounter,
+    request: TransferRequest, file: UploadFile, progress: ProgressCounter,
     errorBodies: (any ErrorBodyClassifier)?
   ) {
     self.request = request
+    self.file = file
     self.progress = progress
     self.errorBodies = errorBodies
   }
 
-  /// The attempt for `base` (the entry's request to this source) with the file as its
-  /// body, counting the bytes sent into `counter`; fails when the file is not a readable
-  /// regular file. `length`, when given, is the file's size as the entry began, looked up
-  /// a moment before on the same thread; otherwise the file is looked up now.
+  /// The attempt for `base` (the entry's request to this source) with `file` (opened
+  /// through the output directory, `UploadFile`) as its body, counting the bytes sent into
+  /// `counter`. `length`, when given, is the file's size as the entry began, looked up a
+  /// moment before on the same thread; otherwise the open file is looked up now.
   /// `errorBodies` reads the start of an error answer's body.
   static func prepare(
-    _ entry: ManifestEntry, base: TransferRequest, path: String, length: Int64?,
+    _ entry: ManifestEntry, base: TransferRequest, file: UploadFile, length: Int64?,
     counter: ProgressCounter, errorBodies: (any ErrorBodyClassifier)? = nil
   ) -> Result<UploadAttempt, AttemptSetback> {
     let size: Int64
     if let length {
       size = length
     } else {
-      var info = stat()
-      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      guard let now = file.size else {
         return .failure(
           .failed(AttemptFailure(error: FileErrors.error(errno, "cannot read \(entry.path)"))))
       }
-      size = Int64(info.st_size)
+      size = now
     }
     var request = base
-    request.body = RequestBody(path: path, length: size)
-    return .success(UploadAttempt(request: request, progress: counter, errorBodies: errorBodies))
+    request.body = RequestBody(path: file.path, length: size)
+    return .success(
+      UploadAttempt(request: request, file: file, progress: counter, errorBodies: errorBodies))
   }
 
   var responseSink: any ResponseSink { self }

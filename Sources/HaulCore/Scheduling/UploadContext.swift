@@ -8,8 +8,10 @@ package struct UploadContext: Sendable {
   let job: EntryJob
   /// Where the file goes.
   package let url: URL
-  /// The file's path.
-  package let source: String
+  /// The file, opened through the output directory and held while the upload goes.
+  let file: UploadFile
+  /// The path that reopens the file (`UploadFile.path`), for request bodies and hashes.
+  package var source: String { file.path }
 
   /// The entry being uploaded.
   package var entry: ManifestEntry { job.entry }
@@ -21,7 +23,7 @@ package struct UploadContext: Sendable {
   /// The source file as this attempt begins, its size stored as the entry's expected
   /// bytes; the failure when it is not a readable regular file.
   package func inspectSource() -> Result<UploadSource, AttemptFailure> {
-    let inspected = UploadSource.inspect(source, name: entry.path)
+    let inspected = UploadSource.inspect(file, name: entry.path)
     if case .success(let file) = inspected { progress.store(expected: file.size) }
     return inspected
   }
