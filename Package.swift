@@ -20,8 +20,9 @@ let package = Package(
     .systemLibrary(
       name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    .systemLibrary(
-      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // SQLite is linked from its static archive (see its module map), so no pkg-config: its
+    // `-lsqlite3` would load the shared library beside it.
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     // libdispatch calls missing from Swift's Dispatch overlay (libdispatch ships with Swift).
