@@ -35,6 +35,21 @@ struct OtherRunsTests {
 @Suite("Leaving the output directory clean")
 struct LeavingTests {
   /// The names in `.haul` of `directory`, `nil` when there is no `.haul`.
+  /// Whether some process waits for a lock on the file of inode `inode` (a `->` line of
+  /// `/proc/locks`) within a minute: a bound for a failure only.
+  func waitsForLock(onInode inode: UInt64) async -> Bool {
+    let suffix = ":\(inode)"
+    for _ in 0..<12_000 {
+      let text = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+      let waiting = text.split(separator: "\n").contains { line in
+        line.contains("->") && line.split(separator: " ").contains { $0.hasSuffix(suffix) }
+      }
+      if waiting { return true }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return false
+  }
+
   func haulNames(_ directory: TemporaryDirectory) -> Set<String>? {
     (try? FileManager.default.contentsOfDirectory(atPath: directory.file(".haul"))).map(Set.init)
   }
@@ -125,7 +140,9 @@ struct LeavingTests {
     // ...a run that claims meanwhile waits for it...
     let joining = try OutputDirectory(path: directory.path)
     let claim = Task.detached { try joining.entryLocks.claim("f.bin") }
-    try await Task.sleep(for: .milliseconds(200))
+    var status = stat()
+    #expect(fstat(runs, &status) == 0)
+    #expect(await waitsForLock(onInode: UInt64(status.st_ino)), "the claim never waited")
     unlink(directory.file(".haul/" + shard))
     unlink(directory.file(".haul/runs"))
     close(runs)
