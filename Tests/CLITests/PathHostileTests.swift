@@ -6,25 +6,13 @@ import Testing
 /// Symlinks planted in the output directory never lead haul outside it or through a link,
 /// and finished files follow the umask.
 @Suite("Hostile paths: planted symlinks and the umask")
-struct PathHostileTests {
+struct PathHostileTests: PlantedLinkSuite {
   let directory: TemporaryDirectory
   let server: FaultServer
 
   init() throws {
     directory = try TemporaryDirectory(prefix: "haul-fault-path")
     server = try FaultServer.started()
-  }
-
-  func cleanUp() {
-    server.stop()
-    directory.remove()
-  }
-
-  func out(_ path: String) -> String { directory.file("out/" + path) }
-  func outside(_ path: String) -> String { directory.file("outside/" + path) }
-
-  func plant(_ link: String, to target: String) throws {
-    try FileManager.default.createSymbolicLink(atPath: out(link), withDestinationPath: target)
   }
 
   func contents(_ path: String) -> String? {

@@ -8,25 +8,13 @@ import Testing
 /// a folder upload's folder that leads out of the output directory fails the entry with
 /// `path_refused`, and nothing outside is read or sent; a link that stays inside is followed.
 @Suite("Hostile paths: planted symlinks under uploads")
-struct UploadPathHostileTests {
+struct UploadPathHostileTests: PlantedLinkSuite {
   let directory: TemporaryDirectory
   let server: FaultServer
 
   init() throws {
     directory = try TemporaryDirectory(prefix: "haul-upload-path")
     server = try FaultServer.started()
-  }
-
-  func cleanUp() {
-    server.stop()
-    directory.remove()
-  }
-
-  func out(_ path: String) -> String { directory.file("out/" + path) }
-  func outside(_ path: String) -> String { directory.file("outside/" + path) }
-
-  func plant(_ link: String, to target: String) throws {
-    try FileManager.default.createSymbolicLink(atPath: out(link), withDestinationPath: target)
   }
 
   func upload(_ name: String, path: String, folder: Bool = false) throws -> String {
