@@ -130,10 +130,10 @@ public struct Transfer: Sendable, Hashable {
       }
     }
     if let size { object.add("size", size) }
-    for (algorithm, hex) in digests { object.add(algorithm.rawValue, hex) }
+    for (algorithm, hex) in digests { object.add(name: algorithm.rawValue, hex) }
     if !headers.isEmpty {
       var fields = JSONObject()
-      for header in headers { fields.add(header.name, header.value) }
+      for header in headers { fields.add(name: header.name, header.value) }
       object.addRaw("headers", fields.json)
     }
     if !mirrors.isEmpty { object.add("mirrors", mirrors.map(\.absoluteString)) }

@@ -11,37 +11,38 @@ package struct JSONObject {
   private var isEmpty = true
 
   package init() {
-    bytes.reserveCapacity(256)
+    // A report's transfer object is about 300 bytes: room for it without growing.
+    bytes.reserveCapacity(512)
   }
 
-  package mutating func add(_ key: String, _ value: String) {
+  package mutating func add(_ key: StaticString, _ value: String) {
     addKey(key)
     JSONObject.appendQuoted(value, to: &bytes)
   }
 
-  package mutating func add(_ key: String, _ value: Int) {
+  package mutating func add(_ key: StaticString, _ value: Int) {
     addKey(key)
     bytes.append(contentsOf: String(value).utf8)
   }
 
-  package mutating func add(_ key: String, _ value: Int64) {
+  package mutating func add(_ key: StaticString, _ value: Int64) {
     addKey(key)
     bytes.append(contentsOf: String(value).utf8)
   }
 
-  package mutating func add(_ key: String, _ value: Bool) {
+  package mutating func add(_ key: StaticString, _ value: Bool) {
     addKey(key)
     bytes.append(contentsOf: (value ? "true" : "false").utf8)
   }
 
   /// Adds a duration or rate, rounded to milliseconds.
-  package mutating func add(_ key: String, _ value: Double) {
+  package mutating func add(_ key: StaticString, _ value: Double) {
     addKey(key)
     bytes.append(contentsOf: JSONObject.number(value).utf8)
   }
 
   /// Adds an array of strings.
-  package mutating func add(_ key: String, _ values: [String]) {
+  package mutating func add(_ key: StaticString, _ values: [String]) {
     addKey(key)
     bytes.append(UInt8(ascii: "["))
     for (index, value) in values.enumerated() {
@@ -52,16 +53,35 @@ package struct JSONObject {
   }
 
   /// Adds `json`, which must already be valid JSON text (a nested object).
-  package mutating func addRaw(_ key: String, _ json: String) {
+  package mutating func addRaw(_ key: StaticString, _ json: String) {
     addKey(key)
     bytes.append(contentsOf: json.utf8)
   }
 
-  private mutating func addKey(_ key: String) {
+  /// Adds a string under a name that is data (a digest's algorithm, a header's name),
+  /// escaped as any string is.
+  package mutating func add(name: String, _ value: String) {
+    separate()
+    JSONObject.appendQuoted(name, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    JSONObject.appendQuoted(value, to: &bytes)
+  }
+
+  /// A key haul names in its source: copied as it is, since such names never need escaping.
+  private mutating func addKey(_ key: StaticString) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    key.withUTF8Buffer { name in
+      assert(!name.contains(where: JSONObject.needsCare), "a key that needs escaping")
+      bytes.append(contentsOf: name)
+    }
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: ":"))
+  }
+
+  private mutating func separate() {
     if !isEmpty { bytes.append(UInt8(ascii: ",")) }
     isEmpty = false
-    JSONObject.appendQuoted(key, to: &bytes)
-    bytes.append(UInt8(ascii: ":"))
   }
 
   /// The finished object.
@@ -93,7 +113,7 @@ package struct JSONObject {
   /// URLs) is copied whole between its quotes; otherwise only the bytes that need it are
   /// escaped (`"`, `\\`, control characters, DEL, and U+2028/U+2029, which some JavaScript
   /// readers take for line ends).
-  static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+  package static func appendQuoted(_ value: String, to out: inout [UInt8]) {
     var value = value
     value.withUTF8 { input in
       out.append(UInt8(ascii: "\""))

@@ -106,7 +106,7 @@ package enum ReportJSON {
     if digests[.sha256] == nil, let sha256 = outcome.sha256 { digests[.sha256] = sha256 }
     if !digests.isEmpty {
       var nested = JSONObject()
-      for (algorithm, hex) in digests { nested.add(algorithm.rawValue, hex) }
+      for (algorithm, hex) in digests { nested.add(name: algorithm.rawValue, hex) }
       object.addRaw("digests", nested.json)
     }
     if !outcome.verified.isEmpty { object.add("verified", outcome.verified) }
