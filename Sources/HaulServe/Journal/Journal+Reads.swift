@@ -94,7 +94,9 @@ extension Journal {
     job: String
   ) throws(JournalError) -> (ok: Int, skipped: Int, failed: Int, bytes: Int64) {
     try withDatabase { (database) throws(JournalError) -> Counts in
-      try database.withStatement(JournalSQL.countEntries) { (statement) throws(JournalError) in
+      try JournalSQL.fold(job: job, in: database)
+      return try database.withStatement(JournalSQL.countEntries) {
+        (statement) throws(JournalError) in
         try statement.bind(job, at: 1)
         var counts: Counts = (0, 0, 0, 0)
         while try statement.step() {
@@ -121,7 +123,8 @@ extension Journal {
     bindRest: (SQLiteStatement) throws(JournalError) -> Void
   ) throws(JournalError) -> [EntryRecord] {
     try withDatabase { (database) throws(JournalError) -> [EntryRecord] in
-      try database.withStatement(sql) { (statement) throws(JournalError) -> [EntryRecord] in
+      try JournalSQL.fold(job: job, in: database)
+      return try database.withStatement(sql) { (statement) throws(JournalError) -> [EntryRecord] in
         try statement.bind(job, at: 1)
         try statement.bind(max(0, limit), at: 2)
         try bindRest(statement)

@@ -106,7 +106,77 @@ enum JournalSQL {
     SELECT status, count(*), sum(bytes) FROM entries WHERE job = ?1 GROUP BY status
     """
   static let deleteEntries = "DELETE FROM entries WHERE job = ?1"
-  static let hasEntries = "SELECT 1 FROM entries WHERE job = ?1 LIMIT 1"
+  static let hasEntries = """
+    SELECT 1 WHERE EXISTS (SELECT 1 FROM entries WHERE job = ?1) \
+    OR EXISTS (SELECT 1 FROM outcome_batches WHERE job = ?1)
+    """
+
+  // MARK: Outcome batches
+
+  static let insertOutcomeBatch = """
+    INSERT INTO outcome_batches (job, count, outcomes) VALUES (?1, ?2, ?3)
+    """
+  static let selectOutcomeBatches = """
+    SELECT id, outcomes FROM outcome_batches WHERE job = ?1 ORDER BY id
+    """
+  static let deleteOutcomeBatches = "DELETE FROM outcome_batches WHERE job = ?1"
+
+  /// Moves the job's outcome batches into `entries`, oldest first, each outcome by the rule
+  /// of `upsertEntry`, in one transaction: what every read of a job's entries does first.
+  /// A job without batches costs one lookup of the index.
+  static func fold(job: String, in database: SQLiteDatabase) throws(JournalError) {
+    let pending = try database.withStatement(selectOutcomeBatches) {
+      (statement) throws(JournalError) -> Bool in
+      try statement.bind(job, at: 1)
+      return try statement.step()
+    }
+    guard pending else { return }
+    try database.transaction { () throws(JournalError) in
+      try moveOutcomeBatches(job: job, in: database)
+    }
+  }
+
+  /// `fold`'s work, inside a transaction the caller holds.
+  static func moveOutcomeBatches(job: String, in database: SQLiteDatabase) throws(JournalError) {
+    let batches = try database.withStatement(selectOutcomeBatches) {
+      (statement) throws(JournalError) -> [(Int64, String)] in
+      try statement.bind(job, at: 1)
+      var rows: [(Int64, String)] = []
+      while try statement.step() { rows.append((statement.int64(at: 0), statement.string(at: 1))) }
+      return rows
+    }
+    guard !batches.isEmpty else { return }
+    for (id, text) in batches {
+      guard let outcomes = OutcomeBatch.outcomes(job: job, text: text) else {
+        throw JournalError(.unreadable, "the outcome batch \(id) of job \(job) cannot be read")
+      }
+      try upsert(outcomes, in: database)
+    }
+    try database.withStatement(deleteOutcomeBatches) { (statement) throws(JournalError) in
+      try statement.bind(job, at: 1)
+      try statement.run()
+    }
+  }
+
+  /// Records each of `outcomes` in `entries` by the rule of `upsertEntry`.
+  static func upsert(_ outcomes: [EntryRecord], in database: SQLiteDatabase)
+    throws(JournalError)
+  {
+    try database.withStatement(upsertEntry) { (statement) throws(JournalError) in
+      for outcome in outcomes {
+        try statement.bind(outcome.job, at: 1)
+        try statement.bind(outcome.line, at: 2)
+        try statement.bind(outcome.path, at: 3)
+        try statement.bind(outcome.url, at: 4)
+        try statement.bind(outcome.status.rawValue, at: 5)
+        try statement.bind(outcome.code, at: 6)
+        try statement.bind(outcome.bytes, at: 7)
+        try statement.bind(outcome.report, at: 8)
+        try statement.run()
+        statement.reset()
+      }
+    }
+  }
 
   /// The entry on the statement's current row of `entryColumns`.
   static func entry(_ row: SQLiteStatement) throws(JournalError) -> EntryRecord {

@@ -65,6 +65,17 @@ enum JournalSchema {
       events TEXT NOT NULL
     );
     """,
+    // Outcomes are written in batches (`OutcomeBatch`), a row per job and commit, and
+    // moved into `entries` when the job's entries are first read.
+    """
+    CREATE TABLE outcome_batches (
+      id INTEGER PRIMARY KEY,
+      job TEXT NOT NULL,
+      count INTEGER NOT NULL,
+      outcomes TEXT NOT NULL
+    );
+    CREATE INDEX outcome_batches_by_job ON outcome_batches (job);
+    """,
   ]
 
   /// The schema version this build writes.

@@ -39,7 +39,8 @@ public struct JournalWrite: ~Copyable {
   @discardableResult
   public func deleteJob(_ id: String) throws(JournalError) -> Bool {
     for sql in [
-      JournalSQL.deleteEntries, JournalSQL.deleteJobEvents, JournalSQL.deleteJobEntryEvents,
+      JournalSQL.deleteEntries, JournalSQL.deleteOutcomeBatches, JournalSQL.deleteJobEvents,
+      JournalSQL.deleteJobEntryEvents,
     ] {
       try database.withStatement(sql) { (statement) throws(JournalError) in
         try statement.bind(id, at: 1)
@@ -59,21 +60,17 @@ public struct JournalWrite: ~Copyable {
   /// `skipped` outcome never replaces an `ok` one: a job run again after a pause or a crash
   /// finds the files it fetched complete, and its report still says they were fetched.
   ///
-  /// One prepared statement serves the whole batch; give a few thousand outcomes per call
-  /// (and per transaction) rather than one.
+  /// They are written as one batch per job (`OutcomeBatch`) and take their place among the
+  /// job's entries when those are next read; give a few thousand outcomes per call (and per
+  /// transaction) rather than one.
   public func recordOutcomes(_ outcomes: [EntryRecord]) throws(JournalError) {
-    try database.withStatement(JournalSQL.upsertEntry) { (statement) throws(JournalError) in
-      for outcome in outcomes {
-        try statement.bind(outcome.job, at: 1)
-        try statement.bind(outcome.line, at: 2)
-        try statement.bind(outcome.path, at: 3)
-        try statement.bind(outcome.url, at: 4)
-        try statement.bind(outcome.status.rawValue, at: 5)
-        try statement.bind(outcome.code, at: 6)
-        try statement.bind(outcome.bytes, at: 7)
-        try statement.bind(outcome.report, at: 8)
+    for batch in OutcomeBatch.batches(outcomes) {
+      try database.withStatement(JournalSQL.insertOutcomeBatch) {
+        (statement) throws(JournalError) in
+        try statement.bind(batch.job, at: 1)
+        try statement.bind(batch.count, at: 2)
+        try statement.bind(batch.text, at: 3)
         try statement.run()
-        statement.reset()
       }
     }
   }
@@ -82,6 +79,7 @@ public struct JournalWrite: ~Copyable {
   /// many there were.
   @discardableResult
   public func clearEntries(_ job: String) throws(JournalError) -> Int {
+    try JournalSQL.moveOutcomeBatches(job: job, in: database)
     try database.withStatement(JournalSQL.deleteEntries) { (statement) throws(JournalError) in
       try statement.bind(job, at: 1)
       try statement.run()
@@ -104,9 +102,9 @@ public struct JournalWrite: ~Copyable {
       }
       last = event.id
     }
-    for row in EntryEventBatch.rows(events) {
-      switch row {
-      case .event(let event):
+    try EntryEventBatch.forEachRow(
+      events,
+      single: { (event) throws(JournalError) in
         try database.withStatement(JournalSQL.insertEvent) { (statement) throws(JournalError) in
           try statement.bind(event.id, at: 1)
           try statement.bind(event.type, at: 2)
@@ -115,17 +113,17 @@ public struct JournalWrite: ~Copyable {
           try statement.bind(event.time, at: 5)
           try statement.run()
         }
-      case .batch(let batch):
+      },
+      batch: { (batch) throws(JournalError) in
         try database.withStatement(JournalSQL.insertBatch) { (statement) throws(JournalError) in
-          try statement.bind(batch.events[0].id, at: 1)
-          try statement.bind(batch.events[batch.events.count - 1].id, at: 2)
-          try statement.bind(batch.events.count, at: 3)
+          try statement.bind(batch.first, at: 1)
+          try statement.bind(batch.last, at: 2)
+          try statement.bind(batch.count, at: 3)
           try statement.bind(batch.job, at: 4)
           try statement.bind(batch.text, at: 5)
           try statement.run()
         }
-      }
-    }
+      })
     try JournalSQL.setMeta(JournalSQL.lastEventIDKey, String(last), in: database)
   }
 
