@@ -165,22 +165,3 @@ extension Daemon {
     FileHandle.standardError.write(Data(("haul serve: " + line + "\n").utf8))
   }
 }
-
-/// Compact JSON text of a Foundation object, keys sorted.
-enum JSONText {
-  static func encode(_ object: Any) -> String {
-    guard
-      let data = try? JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
-    else { return "null" }
-    return String(decoding: data, as: UTF8.self)
-  }
-}
-
-extension JSONText {
-  /// The Foundation object of JSON `text` (a journaled report entry), for embedding.
-  static func object(_ text: String) -> Any {
-    (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
-      ?? NSNull()
-  }
-}
