@@ -46,7 +46,8 @@ import Testing
   }
 
   private func until(_ rpc: Aria2RPC, _ gid: String, is state: String) async throws {
-    let deadline = Date().addingTimeInterval(30)
+    // A bound for a failure only: a loaded machine may take long to get there.
+    let deadline = Date().addingTimeInterval(180)
     while try status(rpc, gid)["status"] as? String != state, Date() < deadline {
       try await Task.sleep(for: .milliseconds(5))
     }
