@@ -13,8 +13,7 @@ import HaulCore
 /// It enters libcurl once, as `CURLOPT_PRIVATE` holding a retained reference
 /// (`Unmanaged.passRetained`), and the loop takes that reference back exactly once, in
 /// `CurlLoop.finish`. The callbacks receive the same pointer unretained.
-// unchecked: one thread owns it at a time (`owner`, checked in debug builds), handed over
-// through a loop's mailbox.
+// unchecked: one thread owns it at a time (`owner`, checked in debug builds), via mailboxes.
 final class CurlExchange: @unchecked Sendable {
   /// Where the exchange is in its life, as seen by the loop.
   enum Phase {

@@ -8,10 +8,11 @@ import Synchronization
 /// first call (`MHDListener.access`) until `MHDListener.requestCompleted` releases it; a
 /// stream response retains it again as its content reader's context.
 ///
-/// `@unchecked Sendable`: `phase`, `body`, `stream` and `webSocket` are touched only on the listener's
-/// network thread; `reply` crosses from the handler's thread behind its lock, and
-/// `connection` is only used on the network thread or, to resume it, under the listener's
-/// lock while the connection is put aside.
+/// `phase`, `body`, `stream` and `webSocket` are touched only on the listener's network
+/// thread; `reply` crosses from the handler's thread behind its lock, and `connection` is only
+/// used on the network thread or, to resume it, under the listener's lock while the connection
+/// is put aside.
+// unchecked: the network thread owns its state; `reply` and `connection` cross under locks.
 final class HTTPExchange: @unchecked Sendable {
   enum Phase {
     /// Headers in; the body, if any, is being read into `body`.
