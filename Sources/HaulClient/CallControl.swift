@@ -17,10 +17,10 @@ final class CallControl: Sendable {
     var multi: WakeableMulti?
   }
 
-  /// A multi handle that `cancel` may wake from any thread. `@unchecked Sendable` because
-  /// the only call made through it elsewhere than on the owning thread is
-  /// `curl_multi_wakeup`, which libcurl makes thread-safe, and it is made under the lock
-  /// that `detach` takes before the handle is freed.
+  /// A multi handle that `cancel` may wake from any thread: the only call made through it
+  /// elsewhere than on the owning thread is `curl_multi_wakeup`, which libcurl makes
+  /// thread-safe, and it is made under the lock that `detach` takes before the handle is freed.
+  // unchecked: only `curl_multi_wakeup` (thread-safe) crosses threads, under `detach`'s lock.
   private struct WakeableMulti: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
   }

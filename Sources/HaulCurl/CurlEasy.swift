@@ -3,8 +3,9 @@ import HaulCore
 
 /// One libcurl easy handle and its error buffer, reused across exchanges.
 ///
-/// Threading: confined to the loop thread from the moment the loop creates it; the handle is
-/// reset (`curl_easy_reset`) between exchanges, never shared, and cleaned up only by the loop.
+/// Threading: made by the loop on its thread, which owns it (its flags are `@LoopBound`); the
+/// handle is reset (`curl_easy_reset`) between exchanges, never shared, and cleaned up only by
+/// the loop.
 final class CurlEasy {
   let handle: UnsafeMutableRawPointer
   /// Where curl writes a one-line explanation of a failure (`CURLOPT_ERRORBUFFER`).
@@ -12,15 +13,15 @@ final class CurlEasy {
   /// Whether the handle still holds the options every exchange shares (set by the last
   /// exchange, a plain GET, and not reset since), so the next exchange sets only its own.
   /// Saves a `curl_easy_reset` and a dozen options per small file.
-  var holdsSharedOptions = false
+  @LoopBound var holdsSharedOptions = false
   /// Whether any transfer of this handle spoke HTTP/2: libcurl 7.88 then refuses
   /// `CURLOPT_BUFFERSIZE` on it, so it must not be reset and set up again
   /// (`CurlLoop.recycle`).
-  var spokeHTTP2 = false
+  @LoopBound var spokeHTTP2 = false
   /// Whether `CURLOPT_PREREQFUNCTION` is set on the handle (until the next reset): it is set
   /// for the first https exchange the handle runs, and from then on every exchange on it
   /// gives its own `CURLOPT_PREREQDATA`.
-  var hearsConnections = false
+  @LoopBound var hearsConnections = false
   /// The exchange's URL, parsed (a `CURLU` handle reused across exchanges; libcurl copies
   /// it when the transfer starts).
   let url: OpaquePointer

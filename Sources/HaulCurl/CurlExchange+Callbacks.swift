@@ -67,6 +67,7 @@ extension CurlExchange {
   /// hears of every connection (`CurlStreamGate.connected`). Called for https exchanges, and
   /// for any on a handle that ran one since its reset (`configure`).
   func connectionReady() {
+    owner.check("a CurlExchange")
     guard let easy else { return }
     let opened = easy.openedConnection
     gate?.connected(self, opened: opened, multiplexes: opened && easy.negotiatedHTTP2)
@@ -81,6 +82,7 @@ extension CurlExchange {
 
   /// Takes one header line; returns `false` to make libcurl abort the exchange.
   func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+    owner.check("a CurlExchange")
     // Lines after the final head are trailers of a chunked body; haul does not use them.
     guard head == nil else { return true }
     switch parser.consume(line) {
@@ -111,6 +113,7 @@ extension CurlExchange {
   /// Returns `CURL_WRITEFUNC_PAUSE` without taking the chunk when `--max-rate` says wait;
   /// libcurl then offers the same chunk again once the loop resumes the exchange.
   func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+    owner.check("a CurlExchange")
     if let rateLimiter, rateLimiter.mustPause(self) { return Int(CURL_WRITEFUNC_PAUSE) }
     if head == nil, !deliver(parser.head(status: easy?.responseCode ?? 0)) { return 0 }
     rateLimiter?.charge(chunk.count)
@@ -130,6 +133,7 @@ extension CurlExchange {
   /// `CURL_READFUNC_ABORT` when the body's file cannot be read (the reason kept in `failure`), or
   /// `CURL_READFUNC_PAUSE` when `--max-rate` says wait.
   func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+    owner.check("a CurlExchange")
     guard let body = request.body else { return 0 }
     let remaining = body.length - uploadOffset
     guard remaining > 0 else { return 0 }
@@ -163,6 +167,7 @@ extension CurlExchange {
   /// waiting for a free connection is not timed (connecting has its own timeout), and
   /// stands still while `--max-rate` holds the exchange paused.
   func checkStall(now: UInt64) -> Bool {
+    owner.check("a CurlExchange")
     let moved = receivedBytes + uploadOffset + Int64(parser.totalBytes)
     if moved != movedBytes || isPaused || lastMovement == 0 {
       if lastMovement == 0, moved == 0, !(easy?.hasStartedRequest ?? false) { return true }
@@ -183,6 +188,7 @@ extension CurlExchange {
 
   /// Moves the upload position; only absolute positions inside the body are allowed.
   func seekBody(to offset: Int64, origin: Int32) -> Int32 {
+    owner.check("a CurlExchange")
     guard origin == SEEK_SET, let body = request.body, (0...body.length).contains(offset) else {
       return CURL_SEEKFUNC_CANTSEEK
     }

@@ -5,14 +5,15 @@ import HaulCore
 /// The context of one exchange: the request, the sink, and everything the callbacks build.
 ///
 /// Ownership: `CurlTransport.perform` creates it (opening the upload file, so a missing file
-/// fails before any network work) and posts it to the loop; from then on only the loop thread
-/// reads or writes its state, including inside libcurl's callbacks. It is `@unchecked
-/// Sendable` only so that the hand-over through the mailbox compiles; it is never used from
-/// two threads at once.
+/// fails before any network work) and posts it to a loop, or a loop creates it for a job;
+/// from then on the loop that carries it is its `owner`, which adopts it as it starts it
+/// (`CurlLoop.start`, also after a hand-over from another loop); libcurl's callbacks check,
+/// in debug builds, that they run on that thread.
 ///
 /// It enters libcurl once, as `CURLOPT_PRIVATE` holding a retained reference
 /// (`Unmanaged.passRetained`), and the loop takes that reference back exactly once, in
 /// `CurlLoop.finish`. The callbacks receive the same pointer unretained.
+// unchecked: one thread owns it at a time (`owner`, checked in debug builds), via mailboxes.
 final class CurlExchange: @unchecked Sendable {
   /// Where the exchange is in its life, as seen by the loop.
   enum Phase {
@@ -24,6 +25,8 @@ final class CurlExchange: @unchecked Sendable {
     case finished
   }
 
+  /// The thread that carries the exchange: its creator, then the loop that starts it.
+  var owner = OwningThread()
   let request: TransferRequest
   let sink: any ResponseSink
   /// The request's method in upper case, read once: `uppercased()` copies it.
@@ -77,10 +80,9 @@ final class CurlExchange: @unchecked Sendable {
 
   /// Which loop carries which https origin, when the transport has several loops.
   var routes: CurlRoutes?
-  /// The loop's gate for HTTP/2 streams, once it counted this exchange in
-  /// (`CurlStreamGate`); `isGated` while it counts it.
+  /// The loop's gate for HTTP/2 streams (`CurlStreamGate`), from when it weighed this
+  /// exchange until the exchange left libcurl: the gate to tell of its connection.
   var gate: CurlStreamGate?
-  var isGated = false
   /// Set while a job's exchange is on its way to the loop that carries its origin.
   var isHandedOver = false
   /// How many `cancelJobs` commands the loop that took this job's step had carried out then:

@@ -9,9 +9,11 @@ import HaulCore
 /// entry's own, a signed S3 request) builds its own list, as before. The list lives as long
 /// as the loop, since libcurl reads it while any exchange using it runs.
 ///
-/// Threading: owned by one `CurlLoop` and used on its thread only.
+/// Threading: made by one `CurlLoop` on its thread, which owns it: `fields`, read before
+/// `list` in each use, is `@LoopBound`. The last exchange to let go of it may be released
+/// elsewhere, so `deinit` reads `list` alone.
 final class CurlHeaderListCache {
-  private var fields: [HTTPField]?
+  @LoopBound private var fields: [HTTPField]?
   private var list: UnsafeMutablePointer<curl_slist>?
 
   /// The kept list when `headers` are the kept ones; `nil` when no list is kept for them.

@@ -6,9 +6,10 @@ import HaulCore
 /// and sleeps in `curl_multi_poll` until a socket, a curl timer or `curl_multi_wakeup`
 /// needs it.
 ///
-/// Threading: created by `CurlTransport.init` and handed whole to the loop thread, which
-/// is the only thread that touches it afterwards. Its callbacks (the sinks' methods) run on
-/// this thread, one at a time.
+/// Threading: made on the loop thread (`CurlTransport.init` starts the thread with what to
+/// make it from), which owns it and everything it makes: its mutable state is `@LoopBound`,
+/// checked in debug builds. Its callbacks (the sinks' methods) run on this thread, one at a
+/// time.
 final class CurlLoop {
   /// How a finished exchange ended, from the loop's point of view.
   private enum Outcome {
@@ -27,31 +28,31 @@ final class CurlLoop {
   private let settings: CurlSettings
   private let rateLimiter: CurlRateLimiter?
   /// Easy handles waiting for the next exchange; at most `maxIdleHandles` are kept.
-  private var idleHandles: [CurlEasy] = []
+  @LoopBound private var idleHandles: [CurlEasy] = []
   private let maxIdleHandles: Int
   private let maxHeaderBytes: Int
   /// Exchanges inside libcurl, each with the retained reference libcurl holds as
   /// `CURLOPT_PRIVATE`. Looked up by identity on cancel; walked only at shutdown.
-  private var active: [ObjectIdentifier: Unmanaged<CurlExchange>] = [:]
-  private var batch: [CurlMailbox.Command] = []
+  @LoopBound private var active: [ObjectIdentifier: Unmanaged<CurlExchange>] = [:]
+  @LoopBound private var batch: [CurlMailbox.Command] = []
   /// Holds exchanges to an HTTP/2 origin that its connections have no room for yet.
   private let gate = CurlStreamGate()
   /// Job exchanges to https origins another loop is deciding (`CurlRoutes.Placement.hold`),
   /// started when it has (`CurlMailbox.Command.released`).
-  private var held: [CurlExchange] = []
+  @LoopBound private var held: [CurlExchange] = []
   /// The header list plain GETs share; freed with the loop, after its last exchange.
   private let headerCache = CurlHeaderListCache()
   /// When `sweepStalls` last looked at the active exchanges, in monotonic nanoseconds.
-  private var lastSweep: UInt64 = 0
+  @LoopBound private var lastSweep: UInt64 = 0
   /// How often the active exchanges' stall clocks are read: often enough that a stall ends
   /// within a quarter of a second of its timeout.
   private static let sweepInterval: UInt64 = 250_000_000
-  private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+  @LoopBound private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
   /// How many `cancelJobs` commands this loop carried out. Each is posted to every loop, so
   /// the counts of two loops name the same commands: a job's exchange handed here from
   /// another loop is stopped by the ones that loop had not carried out when it took the
   /// job's step, and by no earlier one (`CurlExchange.cancelMark`).
-  private var cancelsCarried = 0
+  @LoopBound private var cancelsCarried = 0
 
   init(
     multi: UnsafeMutableRawPointer, mailbox: CurlMailbox, index: Int, routes: CurlRoutes?,
@@ -163,6 +164,7 @@ final class CurlLoop {
   }
 
   private func start(_ exchange: CurlExchange) {
+    exchange.owner.adopt()
     if exchange.cancelRequested {
       complete(exchange, .failure(TransferError(.cancelled, "the transfer was cancelled")))
       return

@@ -40,6 +40,7 @@ final class CurlMailbox: Sendable {
 
   /// The multi handle's address, used here only for `curl_multi_wakeup`, which libcurl
   /// documents as callable from any thread.
+  // unchecked: only `curl_multi_wakeup` (thread-safe) uses it, never after `close`.
   private struct WakeTarget: @unchecked Sendable {
     let multi: UnsafeMutableRawPointer
   }

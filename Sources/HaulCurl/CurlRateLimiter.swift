@@ -6,12 +6,14 @@ import HaulCore
 /// (`CURL_WRITEFUNC_PAUSE`, `CURL_READFUNC_PAUSE`) instead of blocking the loop thread.
 /// The loop resumes paused exchanges (`curl_easy_pause`) once their delay has passed.
 ///
-/// Threading: confined to the loop thread, like the exchanges it pauses.
+/// Threading: made by the loop on its thread, which owns it like the exchanges it pauses;
+/// `paused` is `@LoopBound`.
 final class CurlRateLimiter {
   private let bucket: TokenBucket
   /// Paused exchanges and when each may move again (`TokenBucket.now()` seconds). Walked on
   /// each loop turn; it holds at most the exchanges in flight, and only while the cap bites.
-  private var paused: [ObjectIdentifier: (exchange: CurlExchange, resumeAt: Double)] = [:]
+  @LoopBound private var paused: [ObjectIdentifier: (exchange: CurlExchange, resumeAt: Double)] =
+    [:]
 
   /// Debts worth less than this much time are carried (the bucket pays them back later)
   /// rather than paused for: a pause per 16 KiB chunk costs a loop turn each, and the

@@ -1,3 +1,5 @@
+import HaulCore
+
 /// Hands a loop's exchanges to an HTTP/2 origin to libcurl no faster than its connections
 /// can carry them as streams, so that a burst beyond a full connection opens one further
 /// connection, not one per waiting exchange.
@@ -22,152 +24,66 @@
 /// that allows fewer streams per connection than `streamsPerConnection` gets what libcurl
 /// alone gives it.
 ///
-/// Threading: owned by one `CurlLoop` and used on its thread only.
+/// The decisions are `StreamGate`'s, a value with pure tests; this class holds it for one
+/// loop and tells each exchange which gate hears of its connection.
+///
+/// Threading: made by one `CurlLoop` on its thread, which owns it (`state` is `@LoopBound`).
 final class CurlStreamGate {
-  private struct Origin {
-    /// Whether its connections multiplex; `nil` until its first connection told.
-    var multiplexes: Bool?
-    /// Connections opened to it that agreed on HTTP/2.
-    var connections = 0
-    /// Its exchanges inside libcurl.
-    var inside = 0
-    /// The exchange let in to open the next connection, until it has a connection.
-    var opener: ObjectIdentifier?
-    /// Exchanges waiting to go in, oldest first.
-    var held: [CurlExchange] = []
-    var heldHead = 0
+  /// An exchange as the gate's value names it: by identity.
+  struct Ticket: Hashable {
+    let exchange: CurlExchange
 
-    var hasHeld: Bool { heldHead < held.count }
-
-    mutating func popHeld() -> CurlExchange {
-      let exchange = held[heldHead]
-      heldHead += 1
-      if heldHead == held.count {
-        held.removeAll(keepingCapacity: true)
-        heldHead = 0
-      }
-      return exchange
-    }
+    static func == (lhs: Ticket, rhs: Ticket) -> Bool { lhs.exchange === rhs.exchange }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(exchange)) }
   }
 
-  /// Streams one connection carries: libcurl's default `CURLMOPT_MAX_CONCURRENT_STREAMS`.
-  let streamsPerConnection: Int
-  private var origins: [String: Origin] = [:]
-  /// Origins whose held exchanges may go in now (a connection came up, streams came free).
-  private var ready: Set<String> = []
+  @LoopBound private var state: StreamGate<Ticket>
 
   init(streamsPerConnection: Int = 100) {
-    self.streamsPerConnection = max(1, streamsPerConnection)
+    _state = LoopBound(wrappedValue: StreamGate(streamsPerConnection: streamsPerConnection))
+  }
+
+  /// The origin under which the gate counts `exchange`: its https origin, unless it goes
+  /// over HTTP/1.1 whatever the server offers.
+  private static func origin(of exchange: CurlExchange) -> String? {
+    exchange.goesOverHTTP11 ? nil : exchange.httpsOrigin
   }
 
   /// Whether `exchange` may go into libcurl now; when not, the gate holds it until
   /// `takeReady` hands it back.
   func admits(_ exchange: CurlExchange) -> Bool {
-    guard !exchange.goesOverHTTP11, let key = exchange.httpsOrigin else { return true }
-    var origin = origins[key, default: Origin()]
-    defer { origins[key] = origin }
-    if origin.multiplexes == false { return true }
-    guard !origin.hasHeld, Self.room(origin, streamsPerConnection) else {
-      origin.held.append(exchange)
-      return false
-    }
-    enter(exchange, &origin)
-    return true
-  }
-
-  /// Whether `origin` takes one more exchange: a stream of a known connection, or the opener
-  /// of the next one.
-  private static func room(_ origin: Origin, _ streams: Int) -> Bool {
-    origin.inside < origin.connections * streams || origin.opener == nil
-  }
-
-  private func enter(_ exchange: CurlExchange, _ origin: inout Origin) {
-    if origin.inside >= origin.connections * streamsPerConnection {
-      origin.opener = ObjectIdentifier(exchange)
-    }
-    origin.inside += 1
+    guard let origin = Self.origin(of: exchange) else { return true }
     exchange.gate = self
-    exchange.isGated = true
+    return state.admit(Ticket(exchange: exchange), to: origin)
   }
 
   /// `exchange` has its connection (`CURLOPT_PREREQFUNCTION`); `opened`: it opened that
   /// connection, which agreed on HTTP/2 when `multiplexes`. Called inside libcurl: what it
   /// lets go in, `takeReady` hands out afterwards.
   func connected(_ exchange: CurlExchange, opened: Bool, multiplexes: Bool) {
-    guard exchange.isGated, let key = exchange.httpsOrigin, var origin = origins[key] else {
-      return
-    }
-    if opened {
-      if multiplexes {
-        origin.connections += 1
-        origin.multiplexes = true
-      } else if origin.multiplexes == nil {
-        origin.multiplexes = false
-      }
-    }
-    if origin.opener == ObjectIdentifier(exchange) { origin.opener = nil }
-    origins[key] = origin
-    if origin.hasHeld { ready.insert(key) }
+    state.connected(Ticket(exchange: exchange), opened: opened, multiplexes: multiplexes)
   }
 
   /// `exchange` left libcurl.
   func left(_ exchange: CurlExchange) {
-    guard exchange.isGated, let key = exchange.httpsOrigin, var origin = origins[key] else {
-      return
-    }
-    exchange.isGated = false
-    origin.inside -= 1
-    if origin.opener == ObjectIdentifier(exchange) { origin.opener = nil }
-    if origin.inside == 0, !origin.hasHeld, origin.opener == nil {
-      origins[key] = origin.multiplexes == nil ? nil : origin
-    } else {
-      origins[key] = origin
-    }
-    if origin.hasHeld { ready.insert(key) }
+    guard exchange.gate === self else { return }
+    exchange.gate = nil
+    state.left(Ticket(exchange: exchange))
   }
 
   /// The held exchanges that may go in now, oldest first per origin, each counted in.
   func takeReady() -> [CurlExchange] {
-    guard !ready.isEmpty else { return [] }
-    var out: [CurlExchange] = []
-    for key in ready {
-      guard var origin = origins[key] else { continue }
-      while origin.hasHeld,
-        origin.multiplexes == false || Self.room(origin, streamsPerConnection)
-      {
-        let exchange = origin.popHeld()
-        if origin.multiplexes != false { enter(exchange, &origin) }
-        out.append(exchange)
-      }
-      origins[key] = origin
-    }
-    ready.removeAll(keepingCapacity: true)
-    return out
+    state.takeReady().map(\.exchange)
   }
 
   /// Takes the held `exchange` out of the gate; returns whether it was held.
   func release(_ exchange: CurlExchange) -> Bool {
-    guard let key = exchange.httpsOrigin, var origin = origins[key] else { return false }
-    guard let index = origin.held[origin.heldHead...].firstIndex(where: { $0 === exchange })
-    else { return false }
-    origin.held.remove(at: index)
-    origins[key] = origin
-    return true
+    state.release(Ticket(exchange: exchange), from: exchange.httpsOrigin)
   }
 
   /// Takes every held exchange for which `matches` holds out of the gate.
   func releaseAll(where matches: (CurlExchange) -> Bool) -> [CurlExchange] {
-    var out: [CurlExchange] = []
-    for key in Array(origins.keys) {
-      guard var origin = origins[key], origin.hasHeld else { continue }
-      let waiting = origin.held[origin.heldHead...]
-      out.append(contentsOf: waiting.filter(matches))
-      origin.held = waiting.filter { !matches($0) }
-      origin.heldHead = 0
-      origins[key] = origin
-      if origin.hasHeld { ready.insert(key) }
-    }
-    return out
+    state.releaseAll { matches($0.exchange) }.map(\.exchange)
   }
 }
 

@@ -66,14 +66,16 @@ public final class CurlTransport: Transport, EngineTransport {
     let routes = count > 1 ? CurlRoutes(mailboxes: mailboxes) : nil
     var threads: [pthread_t] = []
     for (index, (multi, mailbox)) in zip(multis, mailboxes).enumerated() {
-      let loop = CurlLoop(
-        multi: multi, mailbox: mailbox, index: index, routes: routes, settings: settings,
-        maxIdleHandles: max(1, options.maxConnections), maxHeaderBytes: options.maxHeaderBytes,
-        maxBytesPerSecond: options.maxBytesPerSecond)
-      // The loop moves to its thread here; this thread keeps no reference to it.
+      // The loop is made on its thread, which owns it from then on.
+      let start = CurlLoopStart {
+        CurlLoop(
+          multi: multi, mailbox: mailbox, index: index, routes: routes, settings: settings,
+          maxIdleHandles: max(1, options.maxConnections),
+          maxHeaderBytes: options.maxHeaderBytes, maxBytesPerSecond: options.maxBytesPerSecond)
+      }
       var handle = pthread_t()
       let created = pthread_create(
-        &handle, nil, curlLoopThreadMain, Unmanaged.passRetained(loop).toOpaque())
+        &handle, nil, curlLoopThreadMain, Unmanaged.passRetained(start).toOpaque())
       precondition(created == 0, "cannot start the curl loop thread: error \(created)")
       threads.append(handle)
     }
@@ -178,11 +180,21 @@ public final class CurlTransport: Transport, EngineTransport {
 /// `curl_global_init`, run once per process, the first time a transport is created.
 private let curlGlobalInitialization: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
-/// The loop thread's entry point; `argument` is a retained `CurlLoop`.
+/// What a loop thread makes its `CurlLoop` from, handed to it whole: the thread that calls
+/// `make` owns the loop.
+private final class CurlLoopStart {
+  let make: () -> CurlLoop
+
+  init(_ make: @escaping () -> CurlLoop) {
+    self.make = make
+  }
+}
+
+/// The loop thread's entry point; `argument` is a retained `CurlLoopStart`.
 private func curlLoopThreadMain(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
   guard let argument else { return nil }
   WorkerThreadSignals.block()
-  let loop = Unmanaged<CurlLoop>.fromOpaque(argument).takeRetainedValue()
-  loop.run()
+  let start = Unmanaged<CurlLoopStart>.fromOpaque(argument).takeRetainedValue()
+  start.make().run()
   return nil
 }

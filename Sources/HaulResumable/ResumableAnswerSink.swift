@@ -3,6 +3,7 @@ import HaulCore
 /// Receives the answers of a resumable upload's requests: the final head (its body is
 /// discarded: the protocols say everything in header fields), the interim heads before it
 /// (the draft's `104`), and the body bytes sent, counted into the entry's progress.
+// unchecked: one transport thread at a time drives it, its owner reads it after the exchange.
 final class ResumableAnswerSink: ResponseSink, @unchecked Sendable {
   private(set) var interim: [ResponseHead] = []
   private let progress: ProgressCounter

@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// Threading: jobs and their exchanges are touched only on `queue`; the counts are behind a
 /// lock.
+// unchecked: the jobs and exchanges are touched only on `queue`, the counts under a lock.
 public final class ScriptedEngine: ScriptedTransport, @unchecked Sendable {
   private let queue = DispatchQueue(label: "haul.scripted-engine")
   /// The exchanges in flight on the queue, by a number of their own.

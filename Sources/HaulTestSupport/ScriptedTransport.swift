@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// Not final: `ScriptedEngine` is this transport with an engine thread. Its state is behind
 /// one lock.
+// unchecked: not final (`ScriptedEngine`), so not checkable; its state is behind `state`'s lock.
 public class ScriptedTransport: Transport, @unchecked Sendable {
   /// The answer to one request.
   public struct Answer: Sendable {

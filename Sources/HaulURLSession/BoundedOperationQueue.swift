@@ -27,6 +27,7 @@ import Foundation
 /// on a machine of few cores the delegate queue would then wait for the monitor to add a
 /// thread each time the queue fills. A queue of our own targets the overcommitting pool,
 /// which always finds a thread.
+// unchecked: OperationQueue is thread-safe, and what this adds is a semaphore and `TaskControl`.
 final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
   /// Callbacks queued at most before URLSession is made to wait: 64 chunks of at most
   /// 16 KiB bound the backlog near 1 MiB per session.

@@ -32,6 +32,7 @@
 /// Threading: driven by one transport thread at a time, as `ResponseSink` requires; the
 /// owning task reads its results only after the exchange returned. Progress is published
 /// through `progress`, an atomic.
+// unchecked: one transport thread at a time drives it, its owner reads it after the exchange.
 package final class DownloadSink: ResponseSink, @unchecked Sendable {
   private let fd: Int32
   private let local: LocalDownload

@@ -15,7 +15,7 @@ import Synchronization
 /// call `writeState` concurrently, and with a finisher a state is written on its thread
 /// (`recordState`), so state writes, `finish` and `discardPartial` are serialized by a lock,
 /// and a state write after `finish` is dropped (it would outlive the finished file).
-package final class LocalDownload: @unchecked Sendable {
+package final class LocalDownload: Sendable {
   package let path: String
   /// Kept alive while `parent` may be its own root descriptor.
   private let directory: OutputDirectory

@@ -5,8 +5,8 @@
 /// the next is read, so that a 1 MiB chunk is not streamed from memory once per algorithm.
 /// Feeding allocates nothing; `finalize()` allocates the hex strings.
 ///
-/// Not thread-safe: one owner at a time feeds it. `@unchecked Sendable` so that ownership can
-/// move between threads; it is never shared.
+/// Not thread-safe: one owner at a time feeds it.
+// unchecked: one owner at a time feeds it; ownership moves between threads, it is never shared.
 package final class DigestSet: @unchecked Sendable {
   /// Bytes every algorithm reads before the next block: well inside a core's L2 cache.
   package static let blockSize = 64 << 10

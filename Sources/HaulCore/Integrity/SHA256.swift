@@ -2,9 +2,8 @@
 /// kept under its own name for the callers that need only this one digest.
 ///
 /// Not thread-safe: one owner at a time feeds it (a transfer hands it to its transport for
-/// the duration of an exchange). `@unchecked Sendable` so that ownership can move between
-/// threads; it is never shared.
-package final class SHA256: @unchecked Sendable {
+/// the duration of an exchange), as `StreamingDigest` says.
+package final class SHA256: Sendable {
   private let digest = StreamingDigest(.sha256)
 
   package init() {}

@@ -4,8 +4,8 @@ internal import CCrypto
 ///
 /// Feeding it allocates nothing; `finalize()` allocates the hex string. Not thread-safe: one
 /// owner at a time feeds it (a transfer hands it to its transport for the duration of an
-/// exchange). `@unchecked Sendable` so that ownership can move between threads; it is never
-/// shared.
+/// exchange).
+// unchecked: one owner at a time feeds the context; ownership moves, it is never shared.
 package final class StreamingDigest: @unchecked Sendable {
   /// What this digest computes.
   package let algorithm: DigestAlgorithm
@@ -67,6 +67,7 @@ package final class StreamingDigest: @unchecked Sendable {
 /// digest for each of a million small files.
 enum EVPDigests {
   /// The fetched methods, kept for the life of the process (never freed).
+  // unchecked: fetched once and never freed; OpenSSL's methods are read-only, for any thread.
   private struct Methods: @unchecked Sendable {
     let sha256: OpaquePointer
     let sha512: OpaquePointer

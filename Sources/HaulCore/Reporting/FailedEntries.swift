@@ -15,6 +15,7 @@
 /// stay in memory: nothing is lost.
 ///
 /// Not thread-safe: one owner at a time (the CLI's event consumer, under its lock).
+// unchecked: one owner at a time, the CLI's event consumer under the run's event lock.
 public final class FailedEntries: @unchecked Sendable {
   private struct Record {
     var line: Int

@@ -16,8 +16,8 @@
 /// report's directory is writable; a run that finds a spool a killed run left replaces it.
 ///
 /// Not thread-safe: one owner at a time calls it (the CLI's event consumer, under its lock,
-/// while the run goes on; then the CLI, to finish it). `@unchecked Sendable` only so that it
-/// can move between those owners.
+/// while the run goes on; then the CLI, to finish it).
+// unchecked: one owner at a time, the event consumer under the run's event lock, then the CLI.
 public final class ReportWriter: @unchecked Sendable {
   /// The report file's path.
   public let path: String

@@ -11,7 +11,9 @@
 ///
 /// Threading: used by one thread at a time (the feeder, then the engine thread, a
 /// `FileFinisher` thread or a task); it is handed between them through the run's lock, the
-/// engine's mailbox or the finisher's queue.
+/// engine's mailbox or the finisher's queue. A task may change threads at each `await`, so
+/// no one thread owns it for long enough to check.
+// unchecked: one owner at a time, handed over through the run's lock, a mailbox or a queue.
 final class EntryJob: @unchecked Sendable {
   let entry: ManifestEntry
   let runner: EntryRunner

@@ -83,6 +83,7 @@ extension EntryRunner {
 
   /// One result slot per entry, each written by exactly one worker of `admissions`: raw
   /// storage, so that writers of different slots never touch shared bookkeeping.
+  // unchecked: each slot has one writer, and `take` reads them after every writer ended.
   private final class AdmissionSlots: @unchecked Sendable {
     private let slots: UnsafeMutableBufferPointer<Admission?>
     init(count: Int) {

@@ -45,7 +45,7 @@ extension EntryRunner {
 
 /// Takes the head of a `HEAD`'s answer and wants no body: there is none, whatever its
 /// `Content-Length` says.
-private final class HeadSink: ResponseSink, @unchecked Sendable {
+private final class HeadSink: ResponseSink {
   func receive(head: ResponseHead) throws(TransferError) -> Bool { false }
   func receive(body: UnsafeRawBufferPointer) throws(TransferError) {}
   func sent(totalBytes: Int64) {}

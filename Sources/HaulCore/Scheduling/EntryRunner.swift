@@ -14,7 +14,8 @@ import Foundation
 /// task), `+Slots`, `+Retries` (the slow path), `+Attempt` (an attempt in a task),
 /// `+Requests`, `+Segments`, `+Ending`.
 final class EntryRunner: Sendable {
-  let scheduler: Scheduler
+  /// The scheduler that runs this runner, held weakly (`SchedulerLink`).
+  let scheduler: SchedulerLink
   let transport: any Transport
   /// The transport's engine, when it has one and the run may use it.
   let engine: (any EngineTransport)?
@@ -49,7 +50,7 @@ final class EntryRunner: Sendable {
   }
 
   init(scheduler: Scheduler, directory: OutputDirectory, events: SerializedEventHandler) {
-    self.scheduler = scheduler
+    self.scheduler = SchedulerLink(scheduler)
     transport = scheduler.transport
     options = scheduler.options
     retryPolicy = scheduler.retryPolicy

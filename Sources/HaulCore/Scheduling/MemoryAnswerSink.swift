@@ -2,6 +2,7 @@
 /// the start of an error answer's for the run's `ErrorBodyClassifier`, nothing of any other.
 /// A listing page and an upload protocol's documents come this way. With `progress`, a
 /// request body's bytes sent are counted there.
+// unchecked: one transport thread at a time drives it, its owner reads it after the exchange.
 package final class MemoryAnswerSink: ResponseSink, @unchecked Sendable {
   /// A larger body fails the exchange.
   private let limit: Int

@@ -11,6 +11,7 @@
 /// `ErrorBodyClassifier`.
 ///
 /// Owned by whoever runs the attempt, one thread at a time.
+// unchecked: one thread at a time runs the attempt (a loop, the finisher or a task).
 final class UploadAttempt: AttemptSteps, ResponseSink, @unchecked Sendable {
   let request: TransferRequest
   let progress: ProgressCounter

@@ -33,6 +33,8 @@ package struct CopyOnWriteBox<Value> {
   }
 }
 
+// unchecked: a shared storage is never written (`value` copies it first), so only the value's
+// own sendability matters.
 extension CopyOnWriteBox: @unchecked Sendable where Value: Sendable {}
 
 extension CopyOnWriteBox: Equatable where Value: Equatable {

@@ -1,3 +1,4 @@
+import HaulCore
 import Synchronization
 
 /// One request on one connection, from libmicrohttpd's first call of the access handler to
@@ -8,10 +9,11 @@ import Synchronization
 /// first call (`MHDListener.access`) until `MHDListener.requestCompleted` releases it; a
 /// stream response retains it again as its content reader's context.
 ///
-/// `@unchecked Sendable`: `phase`, `body`, `stream` and `webSocket` are touched only on the listener's
-/// network thread; `reply` crosses from the handler's thread behind its lock, and
-/// `connection` is only used on the network thread or, to resume it, under the listener's
-/// lock while the connection is put aside.
+/// Made on the listener's network thread, which owns `phase`, `body`, `stream` and
+/// `webSocket` (`@LoopBound`, checked in debug builds); `reply` crosses from the handler's
+/// thread behind its lock, and `connection` is only used on the network thread or, to resume
+/// it, under the listener's lock while the connection is put aside.
+// unchecked: the network thread owns its state; `reply` and `connection` cross under locks.
 final class HTTPExchange: @unchecked Sendable {
   enum Phase {
     /// Headers in; the body, if any, is being read into `body`.
@@ -28,12 +30,12 @@ final class HTTPExchange: @unchecked Sendable {
   let path: String
   let query: [String: String]
   let headers: [String: String]
-  var phase = Phase.receiving
-  var body: [UInt8] = []
+  @LoopBound var phase = Phase.receiving
+  @LoopBound var body: [UInt8] = []
   /// The stream being sent, once a stream response is queued.
-  var stream: HTTPStream?
+  @LoopBound var stream: HTTPStream?
   /// What serves the connection once upgraded, once a `101` answer is queued.
-  var webSocket: WebSocketHandler?
+  @LoopBound var webSocket: WebSocketHandler?
   private let reply = Mutex<HTTPResponse?>(nil)
 
   init(

@@ -69,8 +69,9 @@ final class MHDListener: Sendable {
   let configuration: Configuration
   private let socketFile: HTTPListenSocket.SocketFile?
   private let gate = Mutex(Gate())
-  /// A running daemon. `@unchecked Sendable`: `MHD_stop_daemon` may be called from any
-  /// thread, and only `stop()` uses the handle, once, after taking it out of `daemon`.
+  /// A running daemon: `MHD_stop_daemon` may be called from any thread, and only `stop()`
+  /// uses the handle, once, after taking it out of `daemon`.
+  // unchecked: only `stop()` uses the handle, once, taken out under the lock.
   private struct Daemon: @unchecked Sendable {
     let handle: OpaquePointer
   }

@@ -46,8 +46,9 @@ public final class WebSocketConnection: Sendable {
     var waiting: Int { outbox.count - start }
   }
 
-  /// libmicrohttpd's handle of the upgraded connection. `@unchecked Sendable`: only
-  /// `finish` uses it, once, on the loop's thread.
+  /// libmicrohttpd's handle of the upgraded connection: only `finish` uses it, once, on the
+  /// loop's thread.
+  // unchecked: only `finish` uses the handle, once, on the loop's thread.
   private struct Upgrade: @unchecked Sendable {
     let handle: OpaquePointer
   }

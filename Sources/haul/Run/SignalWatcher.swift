@@ -18,9 +18,10 @@ import Synchronization
 /// that is stuck (a transfer that will not end, an events reader that reads nothing) makes no
 /// step, and exits `deadline` seconds after its last one.
 ///
-/// `@unchecked Sendable`: the dispatch sources are set up in `init` and only cancelled
-/// afterwards (dispatch sources are thread-safe); the signal count is behind a `Mutex`, the
-/// step count atomic, and the watchdog's own state lives on `queue`.
+/// The dispatch sources are set up in `init` and only cancelled afterwards (dispatch sources
+/// are thread-safe); the signal count is behind a `Mutex`, the step count atomic, and the
+/// watchdog's own state lives on `queue`.
+// unchecked: a Mutex, an atomic, thread-safe dispatch sources, and state that `queue` owns.
 final class SignalWatcher: @unchecked Sendable {
   /// How often the watchdog looks at the step count, in seconds: it exits at most this long
   /// after `deadline` seconds without a step.
