@@ -10,7 +10,8 @@ struct AttemptMachineTests {
 
   /// An action, reduced to what can be compared.
   enum Step: Equatable {
-    case split
+    case split(fresh: Bool)
+    case completeParts
     case prepare(fresh: Bool, closing: Int?, refetch: TransferError.Code? = nil)
     case send(Int)
     case complete(Int)
@@ -26,7 +27,8 @@ struct AttemptMachineTests {
 
   static func step(_ action: Machine.Action) -> Step {
     switch action {
-    case .split: .split
+    case .split(let fresh): .split(fresh: fresh)
+    case .completeParts: .completeParts
     case .prepare(let fresh, let closing, let refetch):
       .prepare(fresh: fresh, closing: closing, refetch: refetch)
     case .send(let attempt): .send(attempt)
@@ -67,7 +69,7 @@ struct AttemptMachineTests {
 
   @Test func a_split_start_goes_in_parts_and_its_end_finishes_the_attempt() {
     var machine = Machine()
-    #expect(Self.step(machine.start(split: true)) == .split)
+    #expect(Self.step(machine.start(split: true)) == .split(fresh: false))
     #expect(
       Self.step(machine.splitEnded(ok)) == .finish(.ok, SlotRelease(status: 200), closing: nil))
     if case .finished = machine.state {} else { Issue.record("not finished: \(machine.state)") }
@@ -88,6 +90,52 @@ struct AttemptMachineTests {
     _ = machine.start(split: true)
     #expect(Self.step(machine.splitDeclined()) == .prepare(fresh: false, closing: nil))
     #expect(Self.step(machine.prepared(4)) == .send(4))
+  }
+
+  @Test func a_split_restarted_from_zero_that_is_then_declined_restarts_no_more() {
+    var machine = Machine()
+    _ = machine.start(split: true)
+    #expect(Self.step(machine.splitRestart("changed")) == .split(fresh: true))
+    #expect(Self.step(machine.splitDeclined()) == .prepare(fresh: true, closing: nil))
+    _ = machine.prepared(4, resumed: false)
+    #expect(
+      Self.step(machine.exchangeEnded(.setback(.restart("changed again")), digestReady: true))
+        == .finish(
+          .failed(TransferError(.protocol, "changed again")), SlotRelease(), closing: 4))
+  }
+
+  @Test func a_split_whose_part_is_of_another_version_starts_over_from_zero_once() {
+    var machine = Machine()
+    _ = machine.start(split: true)
+    #expect(Self.step(machine.splitRestart("a 200 to a range")) == .split(fresh: true))
+    #expect(
+      Self.step(machine.splitRestart("a 200 to a range"))
+        == .finish(
+          .failed(TransferError(.protocol, "a 200 to a range")), SlotRelease(), closing: nil))
+    if case .finished = machine.state {} else { Issue.record("not finished: \(machine.state)") }
+  }
+
+  @Test func a_split_restarted_once_may_still_receive_its_parts_and_complete() {
+    var machine = Machine()
+    _ = machine.start(split: true)
+    _ = machine.splitRestart("changed")
+    #expect(Self.step(machine.partsReceived()) == .completeParts)
+    #expect(
+      Self.step(machine.completed(ok)) == .finish(.ok, SlotRelease(status: 200), closing: nil))
+  }
+
+  @Test(arguments: [TransferError.Code.checksumMismatch, .sizeMismatch, .io])
+  func received_parts_that_fail_their_check_finish_and_are_never_fetched_again(
+    _ code: TransferError.Code
+  ) {
+    var machine = Machine()
+    _ = machine.start(split: true)
+    #expect(Self.step(machine.partsReceived()) == .completeParts)
+    let failure = AttemptFailure(error: TransferError(code, "check"))
+    #expect(
+      Self.step(machine.completed(.failure(failure)))
+        == .finish(.failed(failure.error), SlotRelease(), closing: nil))
+    if case .finished = machine.state {} else { Issue.record("not finished: \(machine.state)") }
   }
 
   @Test func a_partial_that_cannot_be_hashed_back_restarts_the_preparation_from_zero_once() {

@@ -82,7 +82,7 @@ extension TransportConformance {
   /// The targets of this process's descriptors that lie under `folder` (itself included),
   /// once there are none or after a generous bound: a run's last objects may be released
   /// on another thread a moment after it returned.
-  private static func openDescriptors(under folder: String) async -> [String] {
+  static func openDescriptors(under folder: String) async -> [String] {
     let root = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
     var found: [String] = []
     for _ in 0..<200 {

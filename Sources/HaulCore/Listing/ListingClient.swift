@@ -3,7 +3,8 @@ import Foundation
 /// How a lister asks for a listing: through `EntryRunner.send`, the path every transfer
 /// takes (the same interceptor signs it, the same redirect rules apply), without a slot,
 /// with the run's and the folder entry's headers, and retried under the run's policy while
-/// its failure is transient.
+/// its failure is transient, through the retry loop every entry's attempts go through
+/// (`AttemptLoop.retry`).
 package struct ListingClient: Sendable {
   /// A listing answer larger than this fails its folder.
   package static let pageLimit = 64 << 20
@@ -36,27 +37,18 @@ package struct ListingClient: Sendable {
   ) async throws(TransferError) -> Answer {
     var loop = AttemptLoop(sources: 1, policy: runner.retryPolicy)
     loop.begin()
-    while true {
-      if Task.isCancelled { throw Scheduler.cancelledError }
-      let failure: AttemptFailure
-      switch await fetchOnce(
-        url, method: method, headers: headers, handles: handles,
-        stopsAtFolderRedirect: stopsAtFolderRedirect, limit: limit)
-      {
-      case .success(let answer): return answer
-      case .failure(let value): failure = value
+    let result = await loop.retry { _, number -> AttemptLoop.Made<Answer> in
+      guard !Task.isCancelled else {
+        return .init(
+          result: .failure(AttemptFailure(error: Scheduler.cancelledError)), attempts: number)
       }
-      guard !Task.isCancelled,
-        case .attempt(_, _, let delay) = loop.failed(
-          failure.error.code, transient: failure.transient, retryAfter: failure.retryAfter,
-          excused: false, jitter: Double.random(in: 0..<1))
-      else { throw Task.isCancelled ? Scheduler.cancelledError : failure.error }
-      do {
-        try await Task.sleep(for: .seconds(delay))
-      } catch {
-        throw Scheduler.cancelledError
-      }
+      return .init(
+        result: await fetchOnce(
+          url, method: method, headers: headers, handles: handles,
+          stopsAtFolderRedirect: stopsAtFolderRedirect, limit: limit),
+        attempts: number)
     }
+    return try result.mapError { $0.error }.get()
   }
 
   private func fetchOnce(

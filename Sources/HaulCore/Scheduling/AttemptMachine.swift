@@ -4,10 +4,15 @@
 /// (`EntryRunner.attempt`) drive the same machine and only execute its actions, so the rules
 /// of an attempt (one restart from zero, one fetch from zero of a resumed file that failed
 /// its check, the digest's wait, what the slot's release says of the host) are written once.
+/// A transfer in parts (a segmented download) is the same attempt: its rounds report to this
+/// machine, which decides its restart from zero and its digest check as for one exchange.
 /// See `AttemptMachineTests`.
 ///
-///     idle ─start─▶ split ─splitEnded─────────────────────────────────────▶ finished
-///      │              └─splitDeclined─┐                                      ▲
+///                 restart, once
+///                  ┌──────┐
+///     idle ─start─▶ split ─partsReceived─▶ completingParts ─completed──────▶ finished
+///      │              ├─splitEnded, restart again─────────────────────────────▶ ▲
+///      │              └─splitDeclined─┐                                          │
 ///      └─start──────────────────▶ preparing ─prepared─▶ sending ─received─▶ completing
 ///                                   ▲  │                  │  │              or awaitingDigest
 ///                       restart,    ├──┼──────────────────┘  │                 │  └─completed─┘
@@ -20,8 +25,11 @@ struct AttemptMachine<Attempt> {
   enum State {
     /// Not started.
     case idle
-    /// The transfer goes in parts (a segmented download, a multipart upload), in a task.
-    case split
+    /// The transfer goes in parts (a segmented download, a multipart upload), in a task;
+    /// `fresh`: from the first byte, after a restart.
+    case split(fresh: Bool)
+    /// The parts are all in; their digest is being finished and checked.
+    case completingParts
     /// The attempt is being prepared; `fresh`: from the first byte, ignoring any partial.
     case preparing(fresh: Bool)
     /// The attempt's exchange is in flight; `resumed`: it continues a partial file.
@@ -36,9 +44,13 @@ struct AttemptMachine<Attempt> {
 
   /// What the executor does next, reporting the outcome back as the named event.
   enum Action {
-    /// Carry the transfer in parts, in a task; then `splitEnded` (which finishes the
-    /// attempt), or `splitDeclined` when it cannot be split.
-    case split
+    /// Carry one round of the transfer in parts, in a task, from the first byte (dropping
+    /// the partial file and its state) when `fresh`; then `partsReceived`, `splitRestart`,
+    /// `splitEnded` (which finishes the attempt), or `splitDeclined` when it cannot be split.
+    case split(fresh: Bool)
+    /// Wait for the received parts' digest, then check and finish the file; then
+    /// `completed`.
+    case completeParts
     /// Close `closing` (the attempt a restart ends) if any, then prepare the attempt, from
     /// the first byte when `fresh`; then `prepared` or `prepareFailed`. `refetch`: a resumed
     /// file failed its check with this code and is fetched once more from the first byte,
@@ -68,26 +80,50 @@ struct AttemptMachine<Attempt> {
   mutating func start(split: Bool) -> Action {
     guard case .idle = state else { invalid("start") }
     if split {
-      state = .split
-      return .split
+      state = .split(fresh: false)
+      return .split(fresh: false)
     }
     state = .preparing(fresh: false)
     return .prepare(fresh: false, closing: nil)
   }
 
   /// The transfer cannot be split (its size, the server's ranges or validator): it goes as
-  /// one exchange.
+  /// one exchange, which may still restart from zero unless a round in parts did.
   mutating func splitDeclined() -> Action {
-    guard case .split = state else { invalid("splitDeclined") }
-    state = .preparing(fresh: false)
-    return .prepare(fresh: false, closing: nil)
+    guard case .split(let fresh) = state else { invalid("splitDeclined") }
+    state = .preparing(fresh: fresh)
+    return .prepare(fresh: fresh, closing: nil)
   }
 
-  /// The transfer in parts ended in `result`.
+  /// The transfer in parts ended in `result` short of its check: an upload's parts, or a
+  /// round that failed.
   mutating func splitEnded(_ result: Result<AttemptSuccess, AttemptFailure>) -> Finish {
     guard case .split = state else { invalid("splitEnded") }
     state = .finished
     return Finish(end: AttemptEnd(result), closing: nil)
+  }
+
+  /// A part's answer was no part of the version the round fetches (the whole file, or a
+  /// range of another version), for `reason`: the transfer starts over from the first
+  /// byte, once; a second time, the attempt fails as `protocol`.
+  mutating func splitRestart(_ reason: String) -> Action {
+    guard case .split(let fresh) = state else { invalid("splitRestart") }
+    guard fresh else {
+      state = .split(fresh: true)
+      return .split(fresh: true)
+    }
+    state = .finished
+    return .finish(
+      Finish(
+        end: AttemptEnd(.failure(AttemptFailure(error: TransferError(.protocol, reason)))),
+        closing: nil))
+  }
+
+  /// Every part was received: the file's digest is finished and checked.
+  mutating func partsReceived() -> Action {
+    guard case .split = state else { invalid("partsReceived") }
+    state = .completingParts
+    return .completeParts
   }
 
   /// The attempt was prepared: its exchange goes. `resumed`: it continues a partial file
@@ -127,9 +163,13 @@ struct AttemptMachine<Attempt> {
   }
 
   /// The received attempt was checked and finished (or failed its checks): the attempt is
-  /// over, unless a resumed file failed its digest (see `refetch`).
+  /// over, unless a resumed file failed its digest (see `refetch`). A file in parts is not
+  /// fetched again so: its parts resumed on their own, and a mismatch ends the attempt.
   mutating func completed(_ result: Result<AttemptSuccess, AttemptFailure>) -> Action {
     switch state {
+    case .completingParts:
+      state = .finished
+      return .finish(Finish(end: AttemptEnd(result), closing: nil))
     case .completing(let attempt, let resumed), .awaitingDigest(let attempt, let resumed):
       if resumed, case .failure(let failure) = result, let action = refetch(failure, attempt) {
         return action

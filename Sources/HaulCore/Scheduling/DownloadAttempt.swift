@@ -198,15 +198,26 @@ final class DownloadAttempt: AttemptSteps, @unchecked Sendable {
 
   /// Checks the digests (computed by the sink: `sink.digest()`, or `nil` when none was)
   /// against every one expected, the entry's and the server's, and moves the file into
-  /// place; a mismatch discards the partial file.
+  /// place (`finish`).
   func complete(digests: DigestValues?) -> Result<AttemptSuccess, AttemptFailure> {
     if sink.hashes, digests == nil {
       return .failure(
         AttemptFailure(error: TransferError(.io, "cannot read \(entry.path) back to hash it")))
     }
-    let computed = digests ?? DigestValues()
+    return Self.finish(
+      entry, local: local, fd: fd, server: sink.serverDigests, computed: digests ?? DigestValues())
+  }
+
+  /// The check that completes every download, one stream's or a segmented one's
+  /// (`ReceivedParts`): `computed` against every digest expected (`check`), then the
+  /// partial file `fd` moved into place. A mismatch discards the partial file. The digests
+  /// told are the file's own (`DigestValues.unseeded`).
+  static func finish(
+    _ entry: ManifestEntry, local: LocalDownload, fd: Int32, server: [ExpectedDigest],
+    computed: DigestValues
+  ) -> Result<AttemptSuccess, AttemptFailure> {
     let verified: [String]
-    switch Self.check(entry, server: sink.serverDigests, computed) {
+    switch check(entry, server: server, computed) {
     case .success(let sources):
       verified = sources
     case .failure(let mismatch):

@@ -120,10 +120,13 @@ extension EntryJob: TransportJob {
     while true {
       switch action {
       case .split:
-        // In parts, in a task that holds the slot (`dispatch` sends such entries there at
-        // once; this is for an entry whose answer to that changed since).
-        runner.spawn(self) { [self] in await runner.run(self, holdingSlot: true) }
+        // In parts, in a task that holds the slot and carries on from this machine
+        // (`dispatch` sends such entries there at once; this is for an entry whose answer
+        // to that changed since).
+        carryOnInTask(from: action)
         return .done
+      case .completeParts:
+        preconditionFailure("attempt machine: parts are only received in a task")
       case .prepare(let fresh, let closing, let refetch):
         closing?.end()
         if let refetch { runner.refetching(self, after: refetch) }

@@ -21,14 +21,26 @@ extension EntryRunner {
     _ job: EntryJob, on url: URL, host: Int
   ) async -> Result<Success, Failure> {
     var action = first
+    // The parts of a round that all arrived, until `completeParts` checked them.
+    var received: ReceivedParts?
     while true {
       switch action {
-      case .split:
-        if let result = await transferInParts(job, on: url) {
-          action = .finish(machine.splitEnded(result))
-        } else {
-          action = machine.splitDeclined()
+      case .split(let fresh):
+        switch await transferInParts(job, on: url, fresh: fresh) {
+        case .declined: action = machine.splitDeclined()
+        case .ended(let result): action = .finish(machine.splitEnded(result))
+        case .restart(let reason): action = machine.splitRestart(reason)
+        case .received(let parts):
+          received = parts
+          action = machine.partsReceived()
         }
+      case .completeParts:
+        guard let parts = received.take() else {
+          preconditionFailure("attempt machine: completeParts with no parts received")
+        }
+        let result = await parts.complete { await syncing($0) }
+        parts.end()
+        action = machine.completed(result)
       case .prepare(let fresh, let closing, let refetch):
         closing?.end()
         if let refetch { refetching(job, after: refetch) }
@@ -131,15 +143,15 @@ extension EntryRunner {
     return (strategy, UploadContext(runner: self, job: job, url: url, file: file))
   }
 
-  /// Carries `job`'s transfer from `url` in parts: a segmented download, or an upload by
-  /// the strategy that takes it; `nil` when the download cannot be split (see
-  /// `downloadSegmented`).
-  private func transferInParts(_ job: EntryJob, on url: URL) async -> Result<Success, Failure>? {
+  /// Carries one round of `job`'s transfer from `url` in parts (from the first byte when
+  /// `fresh`): a segmented download (see `segmentedRound`), or an upload by the strategy
+  /// that takes it.
+  private func transferInParts(_ job: EntryJob, on url: URL, fresh: Bool) async -> PartsRound {
     if let local = job.local {
-      return await downloadSegmented(
-        job.entry, from: url, into: local, counter: job.counter, job: job)
+      return await segmentedRound(
+        job.entry, from: url, into: local, counter: job.counter, fresh: fresh, job: job)
     }
-    guard let (strategy, upload) = strategy(job, to: url) else { return nil }
-    return await strategy.attempt(upload).map { AttemptSuccess() }
+    guard let (strategy, upload) = strategy(job, to: url) else { return .declined }
+    return .ended(await strategy.attempt(upload).map { AttemptSuccess() })
   }
 }

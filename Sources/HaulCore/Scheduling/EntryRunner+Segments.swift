@@ -30,47 +30,19 @@ extension EntryRunner {
     options.segmentDefaults?.segments(for: url) ?? options.segments
   }
 
-  /// Downloads `entry` from `url` in segments. Called holding one slot for `url`'s host,
-  /// which it gives back while segments take their own and takes again before returning.
-  /// Returns `nil` when the file cannot be split (unknown size, too small, no range support,
-  /// no validator): the caller then fetches it as one stream. `job` counts a probe re-sent
-  /// after a 401 as an attempt (the segments after it carry the refreshed credential).
-  func downloadSegmented(
+  /// One round of `entry`'s download from `url` in segments: the probe (or the saved state
+  /// of a resume, unless `fresh`), then the segments. Called holding one slot for `url`'s
+  /// host, which it gives back while segments take their own and takes again before
+  /// returning. `.declined` when the file cannot be split (unknown size, too small, no range
+  /// support, no validator): the attempt then fetches it as one stream. A round that ends
+  /// in `.restart` has discarded its partial file; one that ends in `.received` hands its
+  /// file over for the attempt machine's check (`ReceivedParts`). `job` counts a probe
+  /// re-sent after a 401 as an attempt (the segments after it carry the refreshed
+  /// credential).
+  func segmentedRound(
     _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
-    job: EntryJob? = nil
-  ) async -> Result<Success, Failure>? {
-    var fresh = false
-    while true {
-      switch await segmentedOnce(
-        entry, from: url, into: local, counter: counter, fresh: fresh, job: job)
-      {
-      case nil:
-        return nil
-      case .ended(let result):
-        return result
-      case .restart(let reason):
-        local.discardPartial()
-        if fresh { return .failure(Failure(error: TransferError(.protocol, reason))) }
-        fresh = true
-      }
-    }
-  }
-
-  /// How one round of a segmented download ended.
-  private enum Round {
-    /// The file is done, or the entry failed.
-    case ended(Result<Success, Failure>)
-    /// A segment's server sent the whole file or a range of another version, for `reason`:
-    /// the download starts over from a new probe, once.
-    case restart(reason: String)
-  }
-
-  /// One round: the probe (or the saved state of a resume), then the segments. `nil` when
-  /// the file cannot be split.
-  private func segmentedOnce(
-    _ entry: ManifestEntry, from url: URL, into local: LocalDownload, counter: ProgressCounter,
-    fresh: Bool, job: EntryJob?
-  ) async -> Round? {
+    fresh: Bool, job: EntryJob? = nil
+  ) async -> PartsRound {
     var state = ResumeState(for: entry)
     var resuming = false
     if !fresh, let saved = local.readState(), saved.belongs(to: entry),
@@ -82,12 +54,12 @@ extension EntryRunner {
       resuming = true
     } else {
       switch await probe(entry, url, job: job) {
-      case .none: return nil
+      case .none: return .declined
       case .failure(let failure)?: return .ended(.failure(failure))
       case .success(let head)?:
         guard let total = ContentRange(head.value(for: "Content-Range"))?.total,
           let validator = Validator.from(head), total >= options.minSegmentSize
-        else { return nil }
+        else { return .declined }
         if let size = entry.size, total != size {
           return .ended(
             .failure(
@@ -107,7 +79,7 @@ extension EntryRunner {
         }
       }
     }
-    guard let total = state.total, let plan = state.segments else { return nil }
+    guard state.total != nil, let plan = state.segments else { return .declined }
 
     let fd: Int32
     do throws(TransferError) {
@@ -116,46 +88,27 @@ extension EntryRunner {
     } catch {
       return .ended(.failure(Failure(error: error)))
     }
-    defer { close(fd) }
     let hasher = DownloadAttempt.digests(
       for: entry, hashes: options.digestsWithoutChecksum, declared: state.server)
-    let file = SegmentedFile(fd: fd, segments: plan, hasher: hasher, counter: counter)
-    defer { file.abandon() }
+    let parts = ReceivedParts(
+      entry: entry, local: local, state: state,
+      file: SegmentedFile(fd: fd, segments: plan, hasher: hasher, counter: counter))
 
     let host = self.state.hostID(of: url)
     releaseSlot(host: host)
     let stop = await runSegments(
-      entry, url, file: file, state: state, local: local, counter: counter, host: host)
+      entry, url, file: parts.file, state: state, local: local, counter: counter, host: host)
     let reacquired = await acquireSlot(host: host)
-    if let stop { return stop }
-    guard reacquired else { return .ended(.failure(Failure(error: Scheduler.cancelledError))) }
-
-    do throws(TransferError) {
-      guard file.frontier == total else {
-        throw TransferError(.protocol, "segments ended at \(file.frontier) of \(total) bytes")
+    guard let stop else {
+      guard reacquired else {
+        parts.end()
+        return .ended(.failure(Failure(error: Scheduler.cancelledError)))
       }
-      let digests = try await file.digests()
-      let verified: [String]
-      switch DownloadAttempt.check(entry, server: state.server ?? [], digests) {
-      case .success(let sources):
-        verified = sources
-      case .failure(let mismatch):
-        local.discardPartial()
-        throw mismatch.transferError
-      }
-      local.noteETag(state.validator)
-      try await syncing { () -> Result<Void, TransferError> in
-        do throws(TransferError) {
-          return .success(try local.finish(partial: fd))
-        } catch {
-          return .failure(error)
-        }
-      }.get()
-      return .ended(
-        .success(Success(sha256: digests[.sha256], digests: digests, verified: verified)))
-    } catch {
-      return .ended(.failure(Failure(error: error)))
+      return .received(parts)
     }
+    parts.end()
+    if case .restart = stop { local.discardPartial() }
+    return stop
   }
 
   /// Asks for byte 0 to learn the size and validator; `nil` when the server ignores ranges.
@@ -184,7 +137,7 @@ extension EntryRunner {
   private func runSegments(
     _ entry: ManifestEntry, _ url: URL, file: SegmentedFile, state: ResumeState,
     local: LocalDownload, counter: ProgressCounter, host: Int
-  ) async -> Round? {
+  ) async -> PartsRound? {
     let validator = state.validator
     let total = state.total ?? 0
     let fsync = options.fsync
@@ -194,7 +147,7 @@ extension EntryRunner {
       if fsync { fdatasync(file.fd) }
       try? local.writeState(state)
     }
-    return await withTaskGroup(of: Round?.self) { group in
+    return await withTaskGroup(of: PartsRound?.self) { group in
       for (index, segment) in file.progress.enumerated() where !segment.isComplete {
         group.addTask { [self] in
           guard await acquireSlot(host: host) else {
@@ -233,7 +186,7 @@ extension EntryRunner {
             failure = Failure(error: error)
           }
           releaseSlot(host: host)
-          if let reason = sink.restartReason { return .restart(reason: reason) }
+          if let reason = sink.restartReason { return .restart(reason) }
           return failure.map { .ended(.failure($0)) }
         }
       }
@@ -242,7 +195,7 @@ extension EntryRunner {
           await syncing(save)
         }
       }
-      var first: Round?
+      var first: PartsRound?
       for await result in group {
         if let result, first == nil {
           // The attempt has failed: the other segments stop too (their progress is saved

@@ -259,6 +259,14 @@ final class RunState: Sendable {
   /// How many timers are armed and have not fired.
   var armedTimers: Int { state.withLock { $0.timers.count } }
 
+  /// What the run holds now: slots taken, entry tasks registered, timers armed (all none
+  /// once a run ended, whatever state its attempts were cancelled in).
+  var holdings: RunHoldings {
+    state.withLock {
+      RunHoldings(slots: $0.machine.running, tasks: $0.tasks.count, timers: $0.timers.count)
+    }
+  }
+
   // MARK: Entries
 
   /// Lists `job` among the transfers in flight (for the progress display).

@@ -19,6 +19,9 @@ public actor Scheduler {
   /// `cancelled`, readable without a hop onto the actor: the feeder checks it once per entry.
   private nonisolated let cancelFlag = Atomic<Bool>(false)
   private var runner: EntryRunner?
+  /// The ended run's state while anything still holds it (an entry's task ending), for
+  /// `holdings()`.
+  private weak var endedState: RunState?
   private var runTask: Task<Void, Never>?
 
   public init(transport: any Transport, options: SchedulerOptions) {
@@ -66,6 +69,10 @@ public actor Scheduler {
       runner.end(job, with: .failure(AttemptFailure(error: Self.cancelledError)))
     }
   }
+
+  /// What the run holds now (`RunHoldings`), for the tests that check that a run, once
+  /// ended, cancelled or not, leaves nothing behind: `none` once nothing holds its state.
+  package func holdings() -> RunHoldings { (runner?.state ?? endedState)?.holdings ?? .none }
 
   private func start<Entries: Sequence<ManifestEntry> & Sendable>(
     _ entries: Entries, emit events: SerializedEventHandler
@@ -128,6 +135,7 @@ public actor Scheduler {
           expectedTotal: options.expectedTotal, expectedBytes: options.expectedBytes)))
     events(.summary(runner.state.summary(transport: transport.name)))
     runner.state.close()
+    endedState = runner.state
     self.runner = nil
   }
 
