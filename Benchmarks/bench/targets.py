@@ -1,6 +1,6 @@
 """The issues' targets, each a ratio against a peer in the same run (or a count beside
 curl's): the engine's (targets), issue 22's links and TLS (link_targets), issue 23's tree
-(tree_targets)."""
+(tree_targets), issue 43's hf-model (hf_targets)."""
 
 
 from .common import HAUL_PER_HOST, LINK_J, LINK_RTT_MS, SETUP_ROUND_TRIPS, STRACE_CHECKED, SWEEP
@@ -88,6 +88,7 @@ def targets(table, syscalls=None):
             ratio(workload, "haul-curl", "haul-curl-1loop"), 0.0)
     link_targets(by, speed, add, ratio, syscalls)
     tree_targets(by, add, ratio)
+    hf_targets(by, speed, add, ratio, ahead)
     return out
 
 
@@ -224,3 +225,21 @@ def tree_targets(by, add, ratio):
         row = by.get(workload, {}).get("haul-curl")
         add(f"{workload}: haul-curl peak RSS (MiB)", row.get("peak_rss_mib") if row else None,
             64, better="lower", unit="MiB")
+
+
+def hf_targets(by, speed, add, ratio, ahead):
+    """Issue 43's target: haul with its defaults against the fastest of its peers on hf-model
+    (huggingface_hub's snapshot_download with and without hf_transfer, aria2c -x8 -s8), and
+    beside it each peer and haul with 16 connections, only reported."""
+    rows = by.get("hf-model", {})
+    peers = ["snapshot_download", "snapshot_download-hf_transfer", "aria2c-x8"]
+    ran = [rows[name] for name in peers if rows.get(name, {}).get("files_per_s")]
+    best = max(ran, key=lambda t: t["files_per_s"], default=None)
+    name = best["tool"] if best else "-"
+    add(f"hf-model: haul (defaults) vs the best peer ({name})",
+        ratio("hf-model", "haul", name) if best else None, 1.5,
+        led=ahead("hf-model", "haul", name) if best else None)
+    for peer in peers:
+        speed(f"hf-model: haul (defaults) vs {peer}", "hf-model", "haul", peer, 0.0)
+    speed(f"hf-model: haul --per-host 16 vs the best peer ({name})", "hf-model",
+          "haul-per-host16", name, 0.0)

@@ -1,6 +1,7 @@
 """Workload and every workload a run knows: the loopback downloads and uploads (workloads),
 serve-small through `haul serve` (serve_workload), issue 22's https and long-link workloads
-(link_workloads) and issue 23's tree (tree_workloads, with its check)."""
+(link_workloads), issue 23's tree (tree_workloads, with its check) and issue 43's hf-model
+(hf_model.py)."""
 
 import os
 import shutil
@@ -10,6 +11,7 @@ from .common import (GIB, HAUL_PER_HOST, HERE, KIB, LINK_J, LINK_RTT_MS, MIB, RT
                      SHORT_PASSES, SWEEP, WORK, log)
 from .corpus import digest_of, make_tree
 from .haul_daemon import Daemon
+from .hf_model import hf_workload
 from .servers import link_round_trip_ms
 from .tools import (Tool, download_tools, link_tools, loops_missing, same_j_tools, tree_tools,
                     upload_tools)
@@ -149,6 +151,8 @@ def workloads(corpus, files, base, j, haul, multi, tmpfs, disk, uploads, urlsess
         workload.www = www
         workload.source = workload.folder
         result.append(workload)
+    result.append(hf_workload(os.path.join(spec, "hf-model"), links["size"], haul,
+                              os.path.join(disk, "out"), DAEMONS))
     return result
 
 

@@ -7,10 +7,17 @@ extension SchedulerOptions {
   /// goes to its origin only, after the run's own interceptor when that adapts at once
   /// (an `--auth-command`'s token takes the Hub's place), and a 401 or 403 of the Hub says
   /// which repository and token. With `cache`, folders land in the Hub cache's layout
-  /// (`HFCacheLayout`).
-  package mutating func addHuggingFace(endpoint: HFEndpoint, token: HFToken?, cache: Bool = false) {
+  /// (`HFCacheLayout`). With `segmentsByDefault` (the run gave no `--segments`), the Hub's
+  /// large files come down in ranges (`HFSegmentDefaults`), beside any other server's
+  /// default already set.
+  package mutating func addHuggingFace(
+    endpoint: HFEndpoint, token: HFToken?, cache: Bool = false, segmentsByDefault: Bool = false
+  ) {
     folderListers.append(HFTreeLister(endpoint: endpoint, cache: cache))
     refusals = HFRefusals(endpoint: endpoint, token: token)
+    if segmentsByDefault {
+      segmentDefaults = HFSegmentDefaults(endpoint: endpoint, others: segmentDefaults)
+    }
     guard let token else { return }
     if interceptor == nil {
       interceptor = HFTokenInterceptor(token: token, endpoint: endpoint, inner: nil)

@@ -53,5 +53,7 @@ extension S3Endpoint: SegmentDefaults {
   /// The ranges of a large object's download when the run chose none.
   package static let defaultSegments = 8
 
-  package func segments(for url: URL) -> Int? { serves(url) ? Self.defaultSegments : nil }
+  package func segments(for url: URL, size: Int64?) -> Int? {
+    serves(url) ? Self.defaultSegments : nil
+  }
 }

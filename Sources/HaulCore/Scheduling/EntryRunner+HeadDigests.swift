@@ -13,8 +13,9 @@ package protocol HeadDigestSource: Sendable {
 /// Servers whose large downloads go in ranges by default (an object store, built to serve
 /// ranges of an object in parallel), when the run chose no `--segments`.
 package protocol SegmentDefaults: Sendable {
-  /// The segments a download from `url` goes in; `nil` for `SchedulerOptions.segments`.
-  func segments(for url: URL) -> Int?
+  /// The segments a download of `size` bytes (`nil`: not known yet) from `url` goes in;
+  /// `nil` for `SchedulerOptions.segments`.
+  func segments(for url: URL, size: Int64?) -> Int?
 }
 
 /// The digests of an object that a segmented download checks, from a `HEAD`

@@ -21,13 +21,14 @@ import Foundation
 extension EntryRunner {
   /// Whether `entry` may be split at all on `url` (its size, when known, is large enough).
   func maySegment(_ entry: ManifestEntry, on url: URL) -> Bool {
-    segments(for: url) > 1 && (entry.size.map { $0 >= options.minSegmentSize } ?? true)
+    segments(for: url, size: entry.size) > 1
+      && (entry.size.map { $0 >= options.minSegmentSize } ?? true)
   }
 
-  /// The ranges a download from `url` goes in: its server's own default
+  /// The ranges a download of `size` bytes from `url` goes in: its server's own default
   /// (`SchedulerOptions.segmentDefaults`), else `--segments`.
-  func segments(for url: URL) -> Int {
-    options.segmentDefaults?.segments(for: url) ?? options.segments
+  func segments(for url: URL, size: Int64?) -> Int {
+    options.segmentDefaults?.segments(for: url, size: size) ?? options.segments
   }
 
   /// One round of `entry`'s download from `url` in segments: the probe (or the saved state
@@ -69,7 +70,8 @@ extension EntryRunner {
         }
         state.validator = validator
         state.total = total
-        state.segments = SegmentProgress.plan(total: total, count: segments(for: url))
+        state.segments = SegmentProgress.plan(
+          total: total, count: segments(for: url, size: total))
         if options.serverDigests {
           var declared = ServerDigests.declared(by: head)
           if declared.isEmpty {

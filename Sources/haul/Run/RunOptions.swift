@@ -25,7 +25,8 @@ struct RunOptions: Sendable {
   var transport = TransportChoice.curl
   var retries = 5
   /// `--segments N`; `nil` when not given: 1, and an S3 endpoint's own default for its
-  /// objects (`S3Endpoint.defaultSegments`).
+  /// objects (`S3Endpoint.defaultSegments`) and the Hub's for its files
+  /// (`HFEndpoint.defaultSegments`).
   var segments: Int?
   var loops = TransportOptions.defaultLoops
   /// `--max-rate`, in bytes per second over all transfers.
@@ -237,7 +238,9 @@ struct RunOptions: Sendable {
     // their collections take a folder upload to any URL.
     options.addResumableUploads(resumable)
     if case .success(let hub) = HubSetup.current {
-      options.addHuggingFace(endpoint: hub.endpoint, token: hub.token, cache: hfCache)
+      options.addHuggingFace(
+        endpoint: hub.endpoint, token: hub.token, cache: hfCache, segmentsByDefault: segments == nil
+      )
     }
     options.addWebFolders()
     return options

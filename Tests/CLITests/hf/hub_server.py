@@ -2,7 +2,7 @@
 """A Hugging Face Hub for haul's tests, on 127.0.0.1: the Hub's API and resolve URLs on one
 port, the storage host its LFS files redirect to on another.
 
-    hub_server.py PORT DIR
+    hub_server.py PORT DIR [--repo SPEC.json --storage URL] [--page N]
 
 writes the repositories' files under DIR/repos/{models,datasets}/ORG/NAME/ (the bytes the
 clients must end with), then "storage on http://127.0.0.1:S" and "listening on
@@ -25,13 +25,22 @@ Repositories: org/model and datasets/org/data are public; org/private answers 40
 RepoNotFound without the token TOKEN; org/gated lists publicly but refuses its files, 401
 without a token, 403 with one (GatedRepo); org/corrupt lists true blob ids and sizes but
 serves other bytes; org/flaky's storage host cuts its one file's first whole answer off
-halfway (a resume must follow). Every request is logged to DIR/requests.log as
+halfway (a resume must follow); org/large's model.safetensors is 9 MiB, above haul's
+--min-segment-size. Every request is logged to DIR/requests.log as
 "PORT METHOD PATH AUTH RANGE".
+
+With --repo, one more repository is served from files on disk (Benchmarks/run's hf-model):
+SPEC.json gives its "kind", "id", "sha" (its commit), "root" (the folder of its files) and
+"files" {PATH: {"size", "sha256", "blob" (git blob id), "lfs"}}, so that nothing is read or
+hashed here. Its LFS files redirect to URL/SHA256?sig=... (another server, e.g. nginx
+serving a folder of the blobs by SHA-256); its other files are served from disk.
 """
 
+import argparse
 import hashlib
 import json
 import os
+import random
 import sys
 import threading
 import urllib.parse
@@ -96,18 +105,68 @@ class Repo:
                     items.append(
                         {"type": "directory", "oid": hashlib.sha1(folder.encode()).hexdigest(),
                          "size": 0, "path": folder})
-            data = self.files[path]
-            item = {"type": "file", "oid": blob_id(data), "size": len(data), "path": path}
-            if path in self.lfs:
-                pointer = (
-                    "version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n"
-                    % (hashlib.sha256(data).hexdigest(), len(data))
-                ).encode()
-                item = {"type": "file", "oid": blob_id(pointer), "size": len(data), "path": path,
-                        "lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data),
-                                "pointerSize": len(pointer)}}
-            items.append(item)
+            items.append(self.item(path))
         return items
+
+    def item(self, path):
+        """The tree's item of the file `path`."""
+        data = self.files[path]
+        if path not in self.lfs:
+            return {"type": "file", "oid": blob_id(data), "size": len(data), "path": path}
+        pointer = (
+            "version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n"
+            % (hashlib.sha256(data).hexdigest(), len(data))
+        ).encode()
+        return {"type": "file", "oid": blob_id(pointer), "size": len(data), "path": path,
+                "lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data),
+                        "pointerSize": len(pointer)}}
+
+    def lfs_sha256(self, path):
+        return hashlib.sha256(self.files[path]).hexdigest()
+
+    def etag(self, path):
+        return blob_id(self.files[path])
+
+    def storage_url(self, sha, storage_port):
+        """Where the storage host serves the blob `sha` (a signed URL, as the Hub's are)."""
+        return "http://127.0.0.1:%d/blobs/%s?sig=%s" % (storage_port, sha, os.urandom(6).hex())
+
+
+class DiskRepo(Repo):
+    """A repository whose files are on disk, described by a spec (see --repo): nothing is
+    read until a small file is served, nothing hashed."""
+
+    def __init__(self, spec, storage):
+        super().__init__(spec["kind"], spec["id"], {}, set())
+        self.sha = spec["sha"]
+        self.root = spec["root"]
+        self.meta = spec["files"]
+        self.files = {path: None for path in self.meta}
+        self.lfs = {path for path, meta in self.meta.items() if meta["lfs"]}
+        self.storage = storage
+
+    def storage_url(self, sha, storage_port):
+        return "%s/%s?sig=%s" % (self.storage, sha, os.urandom(6).hex())
+
+    def served(self, path):
+        with open(os.path.join(self.root, path), "rb") as handle:
+            return handle.read()
+
+    def item(self, path):
+        meta = self.meta[path]
+        if not meta["lfs"]:
+            return {"type": "file", "oid": meta["blob"], "size": meta["size"], "path": path}
+        pointer = ("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n"
+                   % (meta["sha256"], meta["size"])).encode()
+        return {"type": "file", "oid": blob_id(pointer), "size": meta["size"], "path": path,
+                "lfs": {"oid": meta["sha256"], "size": meta["size"],
+                        "pointerSize": len(pointer)}}
+
+    def lfs_sha256(self, path):
+        return self.meta[path]["sha256"]
+
+    def etag(self, path):
+        return self.meta[path]["blob"]
 
 
 def make_repos():
@@ -137,11 +196,15 @@ def make_repos():
              {"broken.bin"}, corrupt=True),
         Repo("model", "org/flaky", {"big.bin": content("flaky", 200_000)}, {"big.bin"},
              flaky=True),
+        Repo("model", "org/large",
+             {"model.safetensors": random.Random("large").randbytes(9 << 20),
+              "config.json": b"{}\n"},
+             {"model.safetensors"}),
     ]
 
 
 class State:
-    def __init__(self, directory):
+    def __init__(self, directory, extra=None):
         self.directory = directory
         self.repos = {(r.kind, r.id): r for r in make_repos()}
         self.blobs = {}  # sha256 -> (repo, path)
@@ -157,6 +220,8 @@ class State:
                     handle.write(data)
                 if path in repo.lfs:
                     self.blobs[hashlib.sha256(data).hexdigest()] = (repo, path)
+        if extra:
+            self.repos[(extra.kind, extra.id)] = extra
 
     def log(self, name, line):
         with self.lock:
@@ -167,6 +232,7 @@ class State:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     state = None
+    page = PAGE
 
     def log_message(self, *args):
         pass
@@ -296,12 +362,12 @@ class Handler(BaseHTTPRequestHandler):
             query = urllib.parse.parse_qs(url.query)
             start = int(query.get("cursor", ["0"])[0])
             headers = {}
-            if start + PAGE < len(items):
+            if start + self.page < len(items):
                 pairs = [(k, v) for k, v in urllib.parse.parse_qsl(url.query) if k != "cursor"]
-                pairs.append(("cursor", str(start + PAGE)))
+                pairs.append(("cursor", str(start + self.page)))
                 headers["Link"] = '<http://127.0.0.1:%d%s?%s>; rel="next"' % (
                     self.server.server_address[1], url.path, urllib.parse.urlencode(pairs))
-            return self.json(200, items[start:start + PAGE], headers)
+            return self.json(200, items[start:start + self.page], headers)
         if not api and len(rest) >= 3 and rest[0] == "resolve":
             commit = repo.revision(rest[1])
             path = "/".join(rest[2:])
@@ -311,26 +377,37 @@ class Handler(BaseHTTPRequestHandler):
                 return self.refuse(401, "GatedRepo", GATED_MESSAGE, head)
             if repo.gated:
                 return self.refuse(403, "GatedRepo", GATED_MESSAGE, head)
-            data = repo.files[path]
             headers = {"X-Repo-Commit": commit, "Accept-Ranges": "bytes"}
             if path in repo.lfs:
-                sha = hashlib.sha256(data).hexdigest()
+                sha = repo.lfs_sha256(path)
                 headers.update({
                     "ETag": '"%s"' % sha, "X-Linked-Etag": '"%s"' % sha,
-                    "X-Linked-Size": str(len(data)),
-                    "Location": "http://127.0.0.1:%d/blobs/%s?sig=%s" % (
-                        self.state.storage_port, sha, os.urandom(6).hex()),
+                    "X-Linked-Size": str(repo.item(path)["size"]),
+                    "Location": repo.storage_url(sha, self.state.storage_port),
                 })
                 return self.send(302, b"", headers, head)
-            headers["ETag"] = '"%s"' % blob_id(data)
+            headers["ETag"] = '"%s"' % repo.etag(path)
             return self.send_bytes(repo.served(path), headers, head)
         return self.refuse(404, "EntryNotFound", "Not found", head)
 
 
 def main():
-    port, directory = int(sys.argv[1]), sys.argv[2]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("port", type=int)
+    parser.add_argument("directory")
+    parser.add_argument("--repo", help="a repository on disk, described by this JSON file")
+    parser.add_argument("--storage", help="where --repo's LFS files redirect: URL/SHA256")
+    parser.add_argument("--page", type=int, default=PAGE,
+                        help=f"tree items a page (default {PAGE}; the Hub's is 1000)")
+    args = parser.parse_args()
+    Handler.page = args.page
+    port, directory = args.port, args.directory
     os.makedirs(directory, exist_ok=True)
-    Handler.state = State(directory)
+    extra = None
+    if args.repo:
+        with open(args.repo) as handle:
+            extra = DiskRepo(json.load(handle), args.storage.rstrip("/"))
+    Handler.state = State(directory, extra)
     storage = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     Handler.state.storage_port = storage.server_address[1]
     hub = ThreadingHTTPServer(("127.0.0.1", port), Handler)
