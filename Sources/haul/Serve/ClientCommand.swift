@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HaulClient
+import HaulHF
 
 /// The client commands of the background service: `add`, `jobs`, `status`, `pause`,
 /// `resume`, `cancel`, `wait`, `events`, `stop`. Each is one or a few calls of `DaemonClient`
@@ -41,7 +42,7 @@ struct ClientCommand {
     }
     var options: [String: JobOption] = [:]
     for option in Commands.add.options where ServeEngine.jobOptions.contains(option.long) {
-      guard parsed.has(option.long) else { continue }
+      guard parsed.has(option.long), option.long != "hf-cache" else { continue }
       if !option.takesValue {
         options[option.long] = .bool(true)
       } else if option.repeatable {
@@ -51,8 +52,21 @@ struct ClientCommand {
       }
     }
     // The output is the client's path: relative to where `haul add` runs, not the daemon.
-    let output = parsed.value("output").map { path in
+    var output = parsed.value("output").map { path in
       path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+    // `--hf-cache` names the client's Hub cache, which becomes the job's output.
+    if let cache = parsed.value("hf-cache") {
+      guard output == nil else {
+        throw ClientFailure(
+          "--hf-cache puts files in the Hub cache: give no -o with it", exit: .usage)
+      }
+      let directory =
+        cache.isEmpty ? HFSetup.cacheDirectory(in: ProcessInfo.processInfo.environment) : cache
+      output =
+        directory.hasPrefix("/")
+        ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+      options["hf-cache"] = .bool(true)
     }
     let paused = parsed.has("paused")
     let isURL = arguments.allSatisfy { $0.contains("://") }

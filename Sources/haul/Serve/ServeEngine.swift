@@ -19,7 +19,7 @@ struct ServeEngine: JobEngine {
     "max-rate", "retries", "header", "refresh", "segments", "min-segment-size", "timeout",
     "no-remote-time", "no-server-digests", "recursive", "depth", "include", "exclude",
     "resumable", "abort-incomplete", "s3", "s3-endpoint", "s3-region", "s3-addressing",
-    "s3-page-size", "multipart-threshold", "part-size", "part-concurrency",
+    "s3-page-size", "multipart-threshold", "part-size", "part-concurrency", "hf-cache",
   ]
 
   func check(_ job: JobSpec) throws(ServiceError) -> ManifestStatistics {
@@ -81,7 +81,11 @@ struct ServeEngine: JobEngine {
     if let name = job.options.values.keys.sorted().first(where: { !Self.jobOptions.contains($0) }) {
       throw ServiceError(.usage, "'\(name)' is not a job option (a daemon option, or unknown)")
     }
-    let arguments = defaults + job.options.arguments + ["-o", job.output, "--", job.manifestPath]
+    // With `hf-cache` the job's output is the Hub cache it fills (`haul add` resolved it).
+    let cache = job.options.values["hf-cache"] != nil
+    let options = JobOptions(job.options.values.filter { $0.key != "hf-cache" })
+    let output = cache ? ["--hf-cache=" + job.output] : ["-o", job.output]
+    let arguments = defaults + options.arguments + output + ["--", job.manifestPath]
     do throws(UsageError) {
       return try RunOptions(ParsedArguments.parse(arguments, for: Commands.run))
     } catch {
@@ -105,7 +109,7 @@ struct ServeEngine: JobEngine {
   {
     var manifest = Manifest(
       path: job.manifestPath, displayName: "manifest", outputDirectory: options.output,
-      checksums: ChecksumTable(), schemes: urlSchemes(s3),
+      checksums: ChecksumTable(), schemes: urlSchemes(s3, hfCache: options.hfCache),
       refusesIPv6Literals: checking && TransportFactory.refusesIPv6Literals(options.transport))
     manifest.recursive = options.recursive
     manifest.refusesResumableIETF =
