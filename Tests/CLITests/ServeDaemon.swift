@@ -39,6 +39,12 @@ final class ServeDaemon: @unchecked Sendable {
     try start()
   }
 
+  /// A test that failed before it stopped its daemon leaves none behind: a daemon holds
+  /// locks and ports the tests after it would meet.
+  deinit {
+    if let process, process.isRunning { process.send(SIGKILL) }
+  }
+
   /// Starts (or restarts) the daemon and waits until it says it is ready.
   func start() throws {
     let running = try HaulBinary.start(arguments, in: directory, environment: environment)
