@@ -70,6 +70,7 @@ extension Daemon {
     // subscriber reads them all.
     let wantAll = core.subscribers.contains { !$0.failuresOnly }
     let wantFailures = core.subscribers.contains(where: \.failuresOnly)
+    if wantAll { all.reserveCapacity(events.count * 160) }
     for event in events {
       if wantAll { Self.appendSSE(event, to: &all) }
       if wantFailures, !Self.isEntryProgress(event.type) {
@@ -155,7 +156,12 @@ extension Daemon {
 
   /// One event as Server-Sent Events lines.
   static func appendSSE(_ event: EventRecord, to bytes: inout [UInt8]) {
-    bytes.append(contentsOf: "id: \(event.id)\nevent: \(event.type)\ndata: ".utf8)
+    // Field by field: an interpolated string per event cost more than the rest of its way.
+    bytes.append(contentsOf: "id: ".utf8)
+    bytes.append(contentsOf: String(event.id).utf8)
+    bytes.append(contentsOf: "\nevent: ".utf8)
+    bytes.append(contentsOf: event.type.utf8)
+    bytes.append(contentsOf: "\ndata: ".utf8)
     bytes.append(contentsOf: event.data.utf8)
     bytes.append(contentsOf: "\n\n".utf8)
   }
