@@ -49,7 +49,10 @@ extension HFEndpoint {
   /// (`BASE/[datasets/|spaces/]ORG/NAME/resolve/REVISION/PATH`).
   package func isResolveURL(_ url: URL) -> Bool {
     let text = url.absoluteString
-    guard text.hasPrefix(base + "/") else { return false }
+    // Asked for every download of the run: the common answer, another server, comes first
+    // and without building a string.
+    guard text.hasPrefix(base), text.utf8.dropFirst(base.utf8.count).first == UInt8(ascii: "/")
+    else { return false }
     var segments = text.dropFirst(base.count + 1).split(
       separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
     if let first = segments.first, HFRepoKind(urlSegment: first) != nil {
