@@ -15,9 +15,11 @@ public actor Scheduler {
   let options: SchedulerOptions
   let retryPolicy: RetryPolicy
   private var outages = Outages<CheckedContinuation<Bool, Never>>()
-  private var cancelled = false
-  /// `cancelled`, readable without a hop onto the actor: the feeder checks it once per entry.
+  /// Whether `cancel()` was called: the scheduler's one flag, read without a hop onto the
+  /// actor (the feeder checks it once per entry). The run's state machine learns of it from
+  /// `cancel()` as its own event.
   private nonisolated let cancelFlag = Atomic<Bool>(false)
+  private nonisolated var cancelled: Bool { cancelFlag.load(ordering: .relaxed) }
   private var runner: EntryRunner?
   /// The ended run's state while anything still holds it (an entry's task ending), for
   /// `holdings()`.
@@ -57,9 +59,7 @@ public actor Scheduler {
   /// Stops starting transfers; running ones end with `cancelled` and keep their partial data
   /// for the next run. Idempotent.
   public func cancel() {
-    guard !cancelled else { return }
-    cancelled = true
-    cancelFlag.store(true, ordering: .relaxed)
+    guard !cancelFlag.exchange(true, ordering: .relaxed) else { return }
     runTask?.cancel()
     for waiter in outages.endAll() { waiter.resume(returning: false) }
     guard let runner else { return }
@@ -177,7 +177,7 @@ public actor Scheduler {
           handOver.end(
             .init(outcome: Self.outcome(entry, error: error), sizeInManifest: entry.size != nil))
         case .skipped(var ending):
-          if cancelFlag.load(ordering: .relaxed) {
+          if cancelled {
             ending.outcome.status = .failed
             ending.outcome.error = Self.cancelledError
             ending.completedBytes = 0
@@ -187,7 +187,7 @@ public actor Scheduler {
       }
       guard !batch.isEmpty else { continue }
       policy.batchRead()
-      if cancelFlag.load(ordering: .relaxed) {
+      if cancelled {
         for entry in batch {
           handOver.end(
             .init(
@@ -226,7 +226,7 @@ public actor Scheduler {
     var policy = FeederPolicy()
     while !held.isEmpty {
       handOver.flush()
-      if cancelFlag.load(ordering: .relaxed) || Task.isCancelled {
+      if cancelled || Task.isCancelled {
         for entry in held {
           handOver.end(
             .init(
