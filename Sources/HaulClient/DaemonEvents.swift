@@ -52,6 +52,10 @@ public struct DaemonEvents: AsyncSequence, Sendable {
       self.subscription = subscription
     }
 
+    /// How many events have arrived that `next()` will hand out without waiting: a consumer
+    /// that writes them somewhere may gather its writes while this is above 0.
+    public var buffered: Int { subscription.storage.buffered }
+
     /// The next event; `nil` once the consuming task is cancelled.
     public mutating func next() async throws(DaemonError) -> DaemonEvent? {
       try await subscription.storage.next().get()

@@ -81,6 +81,9 @@ final class EventStreamStorage: Sendable {
     self.failuresOnly = failuresOnly
   }
 
+  /// How many events have arrived that `next()` has not handed out yet.
+  var buffered: Int { state.withLock { $0.count } }
+
   /// The next event, the reader's failure, or `nil` once the stream ended or the awaiting
   /// task was cancelled (which ends the stream for good). Starts the reader on first use.
   func next() async -> Result<DaemonEvent?, DaemonError> {
