@@ -45,6 +45,48 @@ struct ServeTests {
     }
   }
 
+  @Test func haul_events_prints_each_event_once_as_a_json_line_in_id_order() async throws {
+    let directory = try TemporaryDirectory(prefix: "haul-serve-events")
+    defer { directory.remove() }
+    try await NginxFixture.with { nginx in
+      var lines: [String] = []
+      for index in 0..<300 {
+        _ = try nginx.createFile("e/f\(index).bin", size: 2_000, seed: UInt64(index))
+        lines.append(nginx.url("/e/f\(index).bin").absoluteString)
+      }
+      try writeManifest(lines, in: directory)
+      let daemon = try ServeDaemon(in: directory)
+      // From the first event on, so that the reader misses nothing whenever it connects.
+      let reader = try HaulBinary.start(
+        ["events", "--socket", daemon.socket, "--since", "0"], in: directory)
+      defer { if reader.isRunning { reader.send(SIGKILL) } }
+      let added = try await daemon.client(["add", "manifest.jsonl", "-o", "root/out", "--wait"])
+      #expect(added.status == 0, "\(added.stderr)")
+      let id = try #require(added.stdout.split(separator: "\n").first.map(String.init))
+      // A bound for a failure only: the reader has every event once its job-ended is out.
+      let deadline = Date().addingTimeInterval(180)
+      var text = ""
+      while Date() < deadline {
+        text = (try? String(contentsOfFile: reader.stdoutPath, encoding: .utf8)) ?? ""
+        if text.contains("\"event\": \"job-ended\"") { break }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      reader.send(SIGTERM)
+      let events = try text.split(separator: "\n").map { try jsonObject(String($0)) }
+      let ids = events.compactMap { $0["id"] as? Int }
+      #expect(ids.count == events.count && ids == ids.sorted() && Set(ids).count == ids.count)
+      let done = events.filter { $0["event"] as? String == "entry-done" }
+      let doneLines = Set(done.compactMap { ($0["data"] as? [String: Any])?["line"] as? Int })
+      #expect(done.count == 300 && doneLines == Set(1...300), "\(done.count)")
+      #expect(
+        events.filter {
+          $0["event"] as? String == "job-ended"
+            && ($0["data"] as? [String: Any])?["id"] as? String == id
+        }.count == 1)
+      #expect(try await daemon.terminate()?.status == 0)
+    }
+  }
+
   @Test func a_bad_line_refuses_the_job_with_its_line_number_and_queues_nothing() async throws {
     let directory = try TemporaryDirectory(prefix: "haul-serve-bad")
     defer { directory.remove() }
