@@ -74,6 +74,17 @@ def syscall_lines(syscalls):
     return lines
 
 
+def page_reporting(options):
+    """What the runs found of the VM's free page reporting: paused by the harness
+    (--pause-page-reporting) or left as it was, with the orders the runs saw (11: paused, as
+    another benchmark on the machine may have done meanwhile)."""
+    orders = options.get("page_reporting_orders") or []
+    seen = f" (order {', '.join(orders)} as the runs found it)" if orders else ""
+    if not options.get("page_reporting", True):
+        return ", free page reporting paused" + seen
+    return ", free page reporting left as the VM has it" + seen if orders else ""
+
+
 def markdown(table, goals, meta, options, syscalls=None):
     repeated = [f"{w['name']} {w['passes']}" for w in table if w.get("passes", 1) > 1]
     passes = f" (passes per round: {', '.join(repeated)})" if repeated else ""
@@ -81,7 +92,7 @@ def markdown(table, goals, meta, options, syscalls=None):
              f"{meta['date']}, commit {meta['commit']}, {meta['cpus']} CPUs, kernel "
              f"{meta['kernel']}; {options['rounds']} interleaved round(s){passes}, -j "
              f"{options['j']} for every tool, {'quick' if options['quick'] else 'full'} corpora"
-             f"{', free page reporting left on' if options.get('page_reporting') else ''}. "
+             f"{page_reporting(options)}. "
              "Medians over all runs (best s: the fastest run); peak RSS is the maximum. "
              "MB = 10^6 bytes.", "",
              f"Peers: {meta['curl']}; {meta['aria2c']}; {meta['wget2']}; {meta['rclone']}.", ""]
@@ -143,7 +154,8 @@ def markdown(table, goals, meta, options, syscalls=None):
                 f"{row['files_per_s']:.1f} | "
                 f"{row['mb_per_s']:.1f} | {row['cpu_s']:.3f} | {row['cpu_s_per_gib']:.2f} | "
                 f"{row['cpu_s_per_1000_files']:.3f} | {row['peak_rss_mib']:.1f} | "
-                f"{row.get('ratio_to_reference', float('nan')):.2f} |" + connections)
+                + (f"{row['ratio_to_reference']:.2f} |" if "ratio_to_reference" in row
+                   else " |") + connections)
         lines.append("")
     return "\n".join(lines)
 

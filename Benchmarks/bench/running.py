@@ -1,6 +1,7 @@
 """The timed runs: each run of a tool (run_once, its output emptied and checked), the
 interleaved rounds (run_all), the page cache warmed first (warm), the VM's free page
-reporting paused (steady_memory) and the tmpfs the runs write to (tmpfs_folder)."""
+reporting as each run found it (page_reporting_order) or paused on request (steady_memory)
+and the tmpfs the runs write to (tmpfs_folder)."""
 
 import mmap
 import os
@@ -48,6 +49,7 @@ def run_once(workload, tool):
     of this harness would report the harness's own peak as its own (exec keeps the larger)."""
     reset_output(tool, workload.www)
     os.sync()
+    order = page_reporting_order()
     if workload.connections:
         open(workload.connections, "w").close()  # nginx appends: emptied, it counts afresh
     with tempfile.NamedTemporaryFile("r", suffix=".time") as timing:
@@ -71,7 +73,8 @@ def run_once(workload, tool):
         problem = check_output(workload, tool)
     connections = count_connections(workload.connections) if workload.connections else None
     return {"wall": wall, "cpu": user + system + helper, "user": user, "sys": system,
-            "rss_mib": rss / 1024, "error": problem, "connections": connections}
+            "rss_mib": rss / 1024, "error": problem, "connections": connections,
+            "page_reporting_order": order}
 
 
 def warm(selected):
@@ -87,23 +90,38 @@ def warm(selected):
 
 
 PAGE_REPORTING = "/sys/module/page_reporting/parameters/page_reporting_order"
+# Above the largest block the kernel frees: nothing is reported (steady_memory).
+PAUSED_ORDER = "11"
+
+
+def page_reporting_order():
+    """The VM's free page reporting order as a run starts ("11": paused), or None where
+    there is no such setting. Read before every run: another benchmark on the same machine
+    may pause and restore it while this one runs, and the report says which runs it saw."""
+    try:
+        with open(PAGE_REPORTING) as file:
+            return file.read().strip()
+    except OSError:
+        return None
 
 
 def steady_memory():
-    """On a VM that hands free memory back to its host (free page reporting), stops that for
-    the run and touches the free memory once, so that the host backs it; returns how to undo
-    the change, or None where there is nothing to do (no such VM, or not root).
+    """With `--pause-page-reporting`, on a VM that hands free memory back to its host (free
+    page reporting), stops that for the run and touches the free memory once, so that the
+    host backs it; returns how to undo the change, or None where there is nothing to do (no
+    such VM, or not root).
 
     Why: such a VM pays a host fault for each page it touches again after giving it back.
     A tool writing a gigabyte into the page cache in large pieces gets large folios, taken
     from exactly that memory and paid several times the system time of the same run
-    elsewhere; which tool paid depended on what ran before it (figures: HISTORY.md)."""
+    elsewhere; which tool paid depended on what ran before it (figures: HISTORY.md). Not
+    the default: a user's cloud VM has reporting on, and the runs should show that case."""
     if os.geteuid() != 0 or not os.access(PAGE_REPORTING, os.W_OK):
         return None
     with open(PAGE_REPORTING) as file:
         saved = file.read().strip()
     with open(PAGE_REPORTING, "w") as file:
-        file.write("11")  # above the largest block the kernel frees: nothing is reported
+        file.write(PAUSED_ORDER)
     with open("/proc/meminfo") as file:
         free_kib = next(int(line.split()[1]) for line in file if line.startswith("MemFree:"))
     chunk = 64 * MIB
@@ -147,7 +165,9 @@ def run_all(selected, rounds):
                     f"{result['wall']:.2f} s, cpu {result['cpu']:.3f} s, "
                     f"rss {result['rss_mib']:.0f} MiB"
                     + ("" if result["connections"] is None
-                       else f", {result['connections']} connections"))
+                       else f", {result['connections']} connections")
+                    + ("" if result["page_reporting_order"] is None
+                       else f", page reporting order {result['page_reporting_order']}"))
                 log(f"round {round_index + 1}/{rounds} {workload.name:<12} {tool.name:<16} {state}")
             for tool in workload.tools:
                 reset_output(tool, workload.www)

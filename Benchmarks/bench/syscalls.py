@@ -30,8 +30,10 @@ def strace_pass(selected):
     rounds: strace slows every system call, so it never runs in them. Returns the counts per
     workload and tool."""
     by_workload = {w.name: w for w in selected}
+    # A pair whose tools --tools left out is not counted.
     return [strace_workload(by_workload[name], pair) for name, pair in STRACE_PAIRS
-            if name in by_workload]
+            if name in by_workload
+            and set(pair) <= {t.name for t in by_workload[name].tools}]
 
 
 def strace_workload(workload, pair):

@@ -66,8 +66,16 @@ def targets(table, syscalls=None):
     add("serve-small: haul serve CPU per 1,000 files (daemon + client) vs haul run's",
         ratio("serve-small", "haul-serve", "haul-curl", key="cpu_s_per_1000_files"), 0.0,
         better="lower")
-    speed("large: haul-curl MB/s vs wget2", "large", "haul-curl", "wget2", 0.95)
+    speed("large: haul-curl MB/s vs wget2", "large", "haul-curl", "wget2", 1.0)
     speed("medium: haul-curl MB/s vs wget2", "medium", "haul-curl", "wget2", 0.95)
+    # Another build of haul beside this one (--compare-haul): a change's after against before.
+    for workload in [w["name"] for w in table]:
+        if "haul-curl-base" in by[workload]:
+            speed(f"{workload}: haul-curl vs haul-curl-base (--compare-haul)", workload,
+                  "haul-curl", "haul-curl-base", 0.0)
+            add(f"{workload}: haul-curl CPU vs haul-curl-base's",
+                ratio(workload, "haul-curl", "haul-curl-base", key="cpu_s"), 0.0,
+                better="lower")
     # Two files: every fixed -j from 2 up runs both at once, so -j 16 is the best fixed level.
     speed("large: haul-curl-auto vs the best fixed -j (-j 16: both files at once)", "large",
           "haul-curl-auto", "haul-curl", 0.9)
