@@ -60,7 +60,9 @@ struct ServeTests {
       let reader = try HaulBinary.start(
         ["events", "--socket", daemon.socket, "--since", "0"], in: directory)
       defer { if reader.isRunning { reader.send(SIGKILL) } }
-      let added = try await daemon.client(["add", "manifest.jsonl", "-o", "root/out", "--wait"])
+      // Paced to a second or more, so that sampled progress events come between the others.
+      let added = try await daemon.client(
+        ["add", "manifest.jsonl", "-o", "root/out", "--max-rate", "500K", "--wait"])
       #expect(added.status == 0, "\(added.stderr)")
       let id = try #require(added.stdout.split(separator: "\n").first.map(String.init))
       // A bound for a failure only: the reader has every event once its job-ended is out.
@@ -73,8 +75,11 @@ struct ServeTests {
       }
       reader.send(SIGTERM)
       let events = try text.split(separator: "\n").map { try jsonObject(String($0)) }
-      let ids = events.compactMap { $0["id"] as? Int }
-      #expect(ids.count == events.count && ids == ids.sorted() && Set(ids).count == ids.count)
+      // Every event but the sampled `progress` carries an id, and the ids only grow.
+      let numbered = events.filter { $0["event"] as? String != "progress" }
+      let ids = numbered.compactMap { $0["id"] as? Int }
+      #expect(ids.count == numbered.count && ids == ids.sorted() && Set(ids).count == ids.count)
+      #expect(!events.contains { $0["event"] as? String == "progress" && $0["id"] != nil })
       let done = events.filter { $0["event"] as? String == "entry-done" }
       let doneLines = Set(done.compactMap { ($0["data"] as? [String: Any])?["line"] as? Int })
       #expect(done.count == 300 && doneLines == Set(1...300), "\(done.count)")
