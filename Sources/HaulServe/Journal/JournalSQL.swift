@@ -138,20 +138,23 @@ enum JournalSQL {
 
   /// `fold`'s work, inside a transaction the caller holds.
   static func moveOutcomeBatches(job: String, in database: SQLiteDatabase) throws(JournalError) {
-    let batches = try database.withStatement(selectOutcomeBatches) {
-      (statement) throws(JournalError) -> [(Int64, String)] in
+    // A batch at a time as SQLite steps to it: a fold's memory is one batch's, however many
+    // wait (a job polled every second folds some ten thousand outcomes each time).
+    let moved = try database.withStatement(selectOutcomeBatches) {
+      (statement) throws(JournalError) -> Bool in
       try statement.bind(job, at: 1)
-      var rows: [(Int64, String)] = []
-      while try statement.step() { rows.append((statement.int64(at: 0), statement.string(at: 1))) }
-      return rows
-    }
-    guard !batches.isEmpty else { return }
-    for (id, text) in batches {
-      guard let outcomes = OutcomeBatch.outcomes(job: job, text: text) else {
-        throw JournalError(.unreadable, "the outcome batch \(id) of job \(job) cannot be read")
+      var moved = false
+      while try statement.step() {
+        let id = statement.int64(at: 0)
+        guard let outcomes = OutcomeBatch.outcomes(job: job, text: statement.string(at: 1)) else {
+          throw JournalError(.unreadable, "the outcome batch \(id) of job \(job) cannot be read")
+        }
+        try upsert(outcomes, in: database)
+        moved = true
       }
-      try upsert(outcomes, in: database)
+      return moved
     }
+    guard moved else { return }
     try database.withStatement(deleteOutcomeBatches) { (statement) throws(JournalError) in
       try statement.bind(job, at: 1)
       try statement.run()
