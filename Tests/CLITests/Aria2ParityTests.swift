@@ -102,7 +102,8 @@ struct Aria2Server {
       process.waitUntilExit()
     }
     let server = Aria2Server(port: port, secret: "S3CRET")
-    let deadline = Date().addingTimeInterval(20)
+    // A bound for a failure only, as a daemon's start has: a loaded machine may take long.
+    let deadline = Date().addingTimeInterval(120)
     let probe = #"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion","params":["token:S3CRET"]}"#
     while (try? server.post(probe))?.status != 200 {
       guard Date() < deadline, process.isRunning else { throw FixtureError("aria2c did not start") }
