@@ -82,17 +82,7 @@ struct CLIPortalTests {
 
   /// Runs `arguments` (wget, curl) and returns its exit status and output.
   func tool(_ arguments: [String], home: String) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(["HOME": home]) { $1 }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    try runTool(arguments, environment: ["HOME": home])
   }
 
   /// What a log in through the portal must look like: the data host never got an

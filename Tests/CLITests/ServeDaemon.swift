@@ -181,9 +181,20 @@ final class ServeDaemon: @unchecked Sendable {
 /// Runs python3 on PATH with `arguments` (a test's client script): its exit status, and its
 /// output and errors together.
 func python3(_ arguments: [String]) throws -> (status: Int32, output: String) {
+  try runTool(["python3"] + arguments)
+}
+
+/// Runs the program `arguments[0]` (found on the PATH) with the rest as its arguments and
+/// `environment` over the test's own; returns its exit status and its output and errors.
+func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+  status: Int32, output: String
+) {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = ["python3"] + arguments
+  process.arguments = arguments
+  if !environment.isEmpty {
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  }
   let pipe = Pipe()
   process.standardOutput = pipe
   process.standardError = pipe

@@ -156,7 +156,7 @@ extension Daemon {
 
   /// One event as Server-Sent Events lines.
   static func appendSSE(_ event: EventRecord, to bytes: inout [UInt8]) {
-    // Field by field: an interpolated string per event cost more than the rest of its way.
+    // Field by field into the bytes, without an interpolated string per event.
     bytes.append(contentsOf: "id: ".utf8)
     bytes.append(contentsOf: String(event.id).utf8)
     bytes.append(contentsOf: "\nevent: ".utf8)

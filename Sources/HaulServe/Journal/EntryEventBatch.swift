@@ -2,9 +2,8 @@ import Foundation
 
 /// Entry events of one job, committed together as one row of `entry_events`.
 ///
-/// A run of small files has two entry events per file; a row for each made the event log
-/// the journal's largest cost per file (written, then pruned). A batch is written and
-/// pruned as one row, and read back only when a client replays the log. Its text holds one
+/// A run of small files has two entry events per file; rather than a row for each (written,
+/// then pruned), a batch is written and pruned as one row, and read back only when a client replays the log. Its text holds one
 /// event per line, `ID TAB TYPE TAB TIME TAB DATA`, readable with `sqlite3`.
 struct EntryEventBatch {
   var job: String?
@@ -13,8 +12,7 @@ struct EntryEventBatch {
   private(set) var last: Int64
   /// How many events it holds.
   private(set) var count = 0
-  /// The text so far, built as bytes: string interpolation per field was most of the
-  /// cost of journaling an event.
+  /// The text so far, built as bytes rather than by string interpolation per field.
   private var bytes: [UInt8] = []
 
   /// A batch holding `event`, which must be one `isBatched` takes.

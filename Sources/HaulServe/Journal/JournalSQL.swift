@@ -139,7 +139,7 @@ enum JournalSQL {
   /// `fold`'s work, inside a transaction the caller holds.
   static func moveOutcomeBatches(job: String, in database: SQLiteDatabase) throws(JournalError) {
     // A batch at a time as SQLite steps to it: a fold's memory is one batch's, however many
-    // wait (a job polled every second folds some ten thousand outcomes each time).
+    // wait.
     let moved = try database.withStatement(selectOutcomeBatches) {
       (statement) throws(JournalError) -> Bool in
       try statement.bind(job, at: 1)

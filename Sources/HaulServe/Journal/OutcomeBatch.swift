@@ -3,8 +3,7 @@ import Foundation
 /// Outcomes of one job's entries, committed together as one row of `outcome_batches` and
 /// moved into `entries` (`JournalSQL.fold`) when the job's entries are first read.
 ///
-/// A row of `entries` per file was the journal's largest cost per file: a job that nobody
-/// asks entry by entry now costs a row per commit. Readers see no difference: every read of
+/// A job that nobody asks entry by entry costs a row per commit, not a row per file. Readers see no difference: every read of
 /// a job's entries folds its batches first, in the order they were committed, with the rule
 /// of `upsertEntry`. Its text holds one outcome per line, readable with `sqlite3`:
 /// `LINE TAB STATUS TAB BYTES TAB CODE TAB PATH TAB URL TAB REPORT`, each text field with

@@ -187,8 +187,8 @@ struct ClientCommand {
     // The stream reconnects by itself; a daemon that is not there at all ends it.
     _ = try await call { () async throws(DaemonError) in try await client.stats() }
     do throws(DaemonError) {
-      // Lines are written together while more events wait: a write per event was most of
-      // a reader's cost on a run of small files. None waits for the next event's arrival.
+      // Lines are written together while more events wait, one write for them all; none
+      // waits for the next event's arrival.
       var iterator = client.events(since: since).makeAsyncIterator()
       var lines = ""
       while let event = try await iterator.next() {
