@@ -15,7 +15,7 @@ struct RunStateMachineTests {
     var machine = Machine(concurrency: 2, perHost: 8, retryAfterCap: 600)
     #expect(machine.submit("j1", host: 0, now: 0) == .started)
     #expect(machine.submit("j2", host: 1, now: 0) == .started)
-    #expect(machine.submit("j3", host: 2, now: 0) == .waiting(wakeAt: nil))
+    #expect(machine.submit("j3", host: 2, now: 0) == .waiting(arm: nil))
     #expect(machine.live == 3)
     let admitted = machine.release(host: 0, status: 200, retryAfter: nil, answered: true, now: 1)
     #expect(admitted.jobs == ["j3"])
@@ -34,15 +34,61 @@ struct RunStateMachineTests {
     #expect(admitted.jobs.isEmpty)
   }
 
-  @Test func a_503_holds_the_host_for_its_capped_retry_after_and_asks_for_a_timer() {
+  @Test func a_503_holds_the_host_for_its_capped_retry_after_and_asks_for_a_timer() throws {
     var machine = Machine(concurrency: 8, perHost: 4, retryAfterCap: 30)
     #expect(machine.submit("j1", host: 0, now: 0) == .started)
     _ = machine.release(host: 0, status: 503, retryAfter: 3600, answered: true, now: 0)
-    // Held: the next entry waits, and a timer is due when the capped hold ends.
-    #expect(machine.submit("j2", host: 0, now: 1) == .waiting(wakeAt: 10))
-    #expect(machine.admitWaiting(after: 10, now: 10).jobs.isEmpty)
-    let admitted = machine.admitWaiting(after: 30, now: 30)
-    #expect(admitted.jobs == ["j2"])
+    // Held: the next entry waits, and a timer is armed for the host's next change (its
+    // limit regrows), then each firing arms the next, until the capped hold ends at 30 s.
+    #expect(machine.submit("j2", host: 0, now: 1) == .waiting(arm: RunTimer(number: 1, at: 10)))
+    #expect(machine.timer == RunTimer(number: 1, at: 10))
+    var timer = RunTimer(number: 1, at: 10)
+    var admitted: [String] = []
+    while admitted.isEmpty {
+      let fired = machine.timerFired(timer.number, now: timer.at)
+      admitted = fired.jobs
+      guard admitted.isEmpty else { break }
+      let next = try #require(fired.arm)
+      #expect(next.number == timer.number + 1 && next.at > timer.at && next.at <= 30)
+      timer = next
+    }
+    #expect(admitted == ["j2"])
+    #expect(timer.at == 30)
+    #expect(machine.timer == nil)
+  }
+
+  /// A machine with host 0 held by a 503 until 30 s, and `j2` waiting for it.
+  private func heldHost() -> Machine {
+    var machine = Machine(concurrency: 8, perHost: 4, retryAfterCap: 30)
+    _ = machine.submit("j1", host: 0, now: 0)
+    _ = machine.release(host: 0, status: 503, retryAfter: 3600, answered: true, now: 0)
+    _ = machine.submit("j2", host: 0, now: 1)
+    return machine
+  }
+
+  @Test func a_timer_armed_already_for_an_earlier_moment_is_not_armed_again() {
+    var machine = heldHost()
+    #expect(machine.acquire("w", host: 0, now: 2).arm == nil)
+    #expect(machine.timer == RunTimer(number: 1, at: 10))
+  }
+
+  @Test func a_timer_disarmed_fires_to_no_effect() {
+    var machine = heldHost()
+    // Cancelling disarms the timer: its firing later admits nothing and arms nothing.
+    let cancellation = machine.cancel()
+    #expect(cancellation?.disarmed == RunTimer(number: 1, at: 10))
+    #expect(machine.timer == nil)
+    let fired = machine.timerFired(1, now: 10)
+    #expect(fired.jobs.isEmpty && fired.arm == nil)
+  }
+
+  @Test func an_ended_run_disarms_its_timer_and_arms_none() {
+    var machine = heldHost()
+    #expect(machine.close() == RunTimer(number: 1, at: 10))
+    let fired = machine.timerFired(1, now: 10)
+    #expect(fired.jobs.isEmpty && fired.arm == nil)
+    #expect(machine.submit("j3", host: 0, now: 11) == .waiting(arm: nil))
+    #expect(machine.timer == nil)
   }
 
   @Test func the_feeder_waits_while_enough_entries_wait_and_wakes_when_half_are_left() {

@@ -15,13 +15,16 @@ extension AttemptLoop {
   /// `source`; after a failure `excused` says whether an outage excuses it, `retrying`
   /// announces the next attempt, and the back-off is waited out here. `first`: the first
   /// attempt was made elsewhere and failed so. Cancellation ends the loop with
-  /// `Scheduler.cancelledError`: a failure while cancelled, or a back-off cut short.
-  /// `jitter` spreads the back-off (a number in 0..<1).
+  /// `Scheduler.cancelledError`: a failure while `cancelled()` says so (an entry's loop asks
+  /// its run's machine; by default, the task), or a back-off cut short (the task cancelled,
+  /// as the run's group cancels an entry's). `jitter` spreads the back-off (a number in
+  /// 0..<1).
   mutating func retry<Value>(
     after first: AttemptFailure? = nil,
     attempt: (_ source: Int, _ number: Int) async -> Made<Value>,
     excused: (AttemptFailure, _ source: Int) async -> Bool = { _, _ in false },
     retrying: (_ number: Int, _ code: TransferError.Code, _ delay: Double) -> Void = { _, _, _ in },
+    cancelled: () -> Bool = { Task.isCancelled },
     jitter: () -> Double = { Double.random(in: 0..<1) }
   ) async -> Result<Value, AttemptFailure> {
     var pending = first
@@ -38,7 +41,7 @@ extension AttemptLoop {
         case .failure(let value): failure = value
         }
       }
-      if Task.isCancelled { failure = AttemptFailure(error: Scheduler.cancelledError) }
+      if cancelled() { failure = AttemptFailure(error: Scheduler.cancelledError) }
       let excuse = failure.error.code == .connection ? await excused(failure, source) : false
       let next = self.failed(
         failure.error.code, transient: failure.transient, retryAfter: failure.retryAfter,

@@ -24,13 +24,11 @@ extension EntryRunner {
       ? job.refresh == nil && maySegment(job.entry, on: url) : goesInParts(job.entry, to: url)
   }
 
-  /// Runs `body` for `job` in a task the run can cancel.
+  /// Runs `body` for `job` as a child of the run's task group (`RunWork`): counted as the
+  /// run's from now until it returns, and cancelled with the run. The entry is alive, so
+  /// the run is not over and the group takes it.
   func spawn(_ job: EntryJob, _ body: @escaping @Sendable () async -> Void) {
-    let id = job.id
-    let task = Task { [self] in
-      await body()
-      state.taskEnded(id: id)
-    }
-    state.register(task, id: id)
+    let added = state.work.add(.task, body)
+    assert(added, "entry \(job.id) started a task after its run ended")
   }
 }

@@ -29,7 +29,7 @@ extension EntryRunner {
         let host = state.hostID(of: url)
         job.attempts = number
         if !holding {
-          guard !Task.isCancelled, await acquireSlot(host: host) else {
+          guard await acquireSlot(host: host) else {
             return .init(
               result: .failure(Failure(error: Scheduler.cancelledError)), attempts: job.attempts)
           }
@@ -42,7 +42,8 @@ extension EntryRunner {
       excused: { _, source in await scheduler.hostUnreachable(Origin(sources[source])) },
       retrying: { number, code, delay in
         events(.retry(job.info, attempt: number, code: code, delay: delay))
-      })
+      },
+      cancelled: { state.isCancelled })
     switch result {
     case .success:
       end(job, with: result)

@@ -4,7 +4,9 @@
 /// flight (`ConcurrencyController`).
 ///
 /// Every method returns what the caller must do (start jobs, resume waiters, the feeder or
-/// the scheduler, arm a timer); nothing here sleeps, locks or resumes. `RunState` owns one
+/// the scheduler, arm a timer, cancel the run's work); nothing here sleeps, locks or
+/// resumes. Timers are such actions too: the machine arms one (`RunTimer`) when a hold
+/// ends or a limit grows later while something waits, and disarms it by forgetting it. `RunState` owns one
 /// behind its lock and carries the actions out after leaving it. `Job`, `Waiter` and `Wake`
 /// are whatever the owner resumes (an entry's job, a task's continuation); tests use
 /// plain values. See `RunStateMachineTests`.
@@ -35,22 +37,22 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     package var waiters: [Waiter] = []
     /// The feeder, to resume: what it waited for has come.
     package var feeder: Wake?
-    /// When a timer must call `admitWaiting(after:now:)`: a hold ends or a limit grows
-    /// then, and something waits for it.
-    package var wakeAt: Double?
+    /// A timer to arm: a hold ends or a limit grows then, and something waits for it.
+    package var arm: RunTimer?
   }
 
   /// What became of an entry handed to the run.
   package enum Submission: Equatable {
     /// It holds its slot: start it now.
     case started
-    /// It waits; a later change of the slots returns it. Arm a timer for `wakeAt`.
-    case waiting(wakeAt: Double?)
+    /// It waits; a later change of the slots returns it. Arm `arm`, if any.
+    case waiting(arm: RunTimer?)
     /// The run is cancelled: record it as such.
     case cancelled
   }
 
-  /// What cancelling the run releases.
+  /// What cancelling the run releases; the run's work (its tasks and timers) is to be
+  /// cancelled with it.
   package struct Cancellation {
     /// Entries that never started, to record as cancelled.
     package var jobs: [Job] = []
@@ -58,6 +60,8 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     package var waiters: [Waiter] = []
     /// The feeder, to resume so that it sees the run is over.
     package var feeder: Wake?
+    /// The timer that was armed, disarmed now.
+    package var disarmed: RunTimer?
   }
 
   private var admission: AdmissionState<Int>
@@ -65,8 +69,12 @@ package struct RunStateMachine<Job, Waiter, Wake> {
   private var nextTicket = 0
   /// Hosts that answered in this run (a later refusal is an outage, not the entry's).
   private var contacted: Set<Int> = []
-  /// When a timer will next look at held or reduced hosts.
-  private var wakeAt: Double?
+  /// The timer armed to look at held or reduced hosts next.
+  package private(set) var timer: RunTimer?
+  /// Timers armed so far, to number the next.
+  private var timersArmed = 0
+  /// The run ended: no timer is armed any more.
+  private var closed = false
   package private(set) var cancelled = false
   package private(set) var tally = RunTally()
   /// Entries handed to the run that have not ended.
@@ -119,13 +127,13 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     nextTicket += 1
     if admission.request(id: nextTicket, host: host, now: now) { return .started }
     holders[nextTicket] = .job(job)
-    return .waiting(wakeAt: wake(now: now))
+    return .waiting(arm: wake(now: now))
   }
 
   /// Asks a slot to `host` for a further attempt: `true` when it holds it now, `false`
-  /// when the run is cancelled, `nil` when it waits (arm a timer for `wakeAt`).
+  /// when the run is cancelled, `nil` when it waits (and `arm`, if any, is to be armed).
   package mutating func acquire(_ waiter: Waiter, host: Int, now: Double) -> (
-    admitted: Bool?, wakeAt: Double?
+    admitted: Bool?, arm: RunTimer?
   ) {
     guard !cancelled else { return (false, nil) }
     nextTicket += 1
@@ -187,10 +195,11 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     return collect(admission.admitWaiting(now: now), now: now)
   }
 
-  /// Admits what time made room for (a hold ended, a limit grew); `wake` is the time the
-  /// timer was armed for.
-  package mutating func admitWaiting(after wake: Double, now: Double) -> Admitted {
-    if wakeAt == wake { wakeAt = nil }
+  /// Timer `number` fired: admits what time made room for (a hold ended, a limit grew).
+  /// A timer disarmed since changes nothing.
+  package mutating func timerFired(_ number: Int, now: Double) -> Admitted {
+    guard timer?.number == number else { return Admitted() }
+    timer = nil
     return collect(admission.admitWaiting(now: now), now: now)
   }
 
@@ -229,18 +238,21 @@ package struct RunStateMachine<Job, Waiter, Wake> {
       case nil: break
       }
     }
-    admitted.wakeAt = wake(now: now)
+    admitted.arm = wake(now: now)
     admitted.feeder = feederToWake()
     return admitted
   }
 
-  /// When a timer must look again because a hold on a host expires or a limit grows while
-  /// anything waits for it, if no timer already looks by then.
-  private mutating func wake(now: Double) -> Double? {
-    guard admission.waitingCount > 0, let at = admission.nextChange(now: now) else { return nil }
-    if let wakeAt, wakeAt <= at, wakeAt > now { return nil }
-    wakeAt = at
-    return at
+  /// The timer to arm when a hold on a host expires or a limit grows later while anything
+  /// waits for it, if the one armed does not look by then; it replaces that one.
+  private mutating func wake(now: Double) -> RunTimer? {
+    guard !cancelled, !closed, admission.waitingCount > 0,
+      let at = admission.nextChange(now: now)
+    else { return nil }
+    if let timer, timer.at <= at, timer.at > now { return nil }
+    timersArmed += 1
+    timer = RunTimer(number: timersArmed, at: at)
+    return timer
   }
 
   // MARK: Feeding and ending
@@ -333,7 +345,16 @@ package struct RunStateMachine<Job, Waiter, Wake> {
     }
     cancellation.feeder = feeder?.wake
     feeder = nil
+    cancellation.disarmed = timer
+    timer = nil
     return cancellation
+  }
+
+  /// The run ended: disarms the timer armed, if any, and arms none from now on.
+  package mutating func close() -> RunTimer? {
+    closed = true
+    defer { timer = nil }
+    return timer
   }
 }
 

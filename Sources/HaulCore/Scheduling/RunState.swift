@@ -2,14 +2,15 @@ import Foundation
 import Synchronization
 
 /// The shared state of one run, behind one lock: the decisions (`RunStateMachine`: slots,
-/// politeness, the feeder's pauses, draining, cancelling, `-j auto`) and the bookkeeping
-/// around them (host numbers, the transfers in flight, the tasks to cancel, ended jobs).
+/// politeness, the feeder's pauses, draining, cancelling, timers, `-j auto`) and the
+/// bookkeeping around them (host numbers, the transfers in flight, ended jobs), with the
+/// run's task group (`work`), where every task and timer of the run is a child.
 /// The scheduler's tasks and a transport's engine thread use it alike, each step under the
 /// lock for a few instructions, so an entry the engine carries costs no thread hop here.
 ///
 /// What the machine decides is carried out here after the lock is left: continuations are
-/// resumed, timers armed; the admitted jobs are returned to the caller, who starts them
-/// (`EntryRunner.dispatch`).
+/// resumed, timers armed as children of `work`, the work cancelled with the run; the
+/// admitted jobs are returned to the caller, who starts them (`EntryRunner.dispatch`).
 final class RunState: Sendable {
   private typealias Machine = RunStateMachine<
     EntryJob, CheckedContinuation<Bool, Never>, CheckedContinuation<Void, Never>
@@ -24,33 +25,16 @@ final class RunState: Sendable {
     var spellings: [Substring: Int] = [:]
     /// The transfers in flight, and whether the manifest gives each one's size.
     var active: [Int: (info: EntryInfo, counter: ProgressCounter, sizeInManifest: Bool)] = [:]
-    /// The tasks running entries' slow paths, to cancel them with the run.
-    var tasks: [Int: Task<Void, Never>] = [:]
-    /// Tasks that ended before they were registered.
-    var endedTasks: Set<Int> = []
     /// Jobs that ended, for the feeder to drop (see `takeRetired`).
     var retired: [EntryJob] = []
     /// Starts the jobs a timer admitted; set by the runner, cleared when the run ends.
     var dispatcher: (@Sendable ([EntryJob]) -> Void)?
-    /// The timers armed for the machine (`arm`), by number: each removes itself when it
-    /// fires; cancelling or ending the run cancels the rest.
-    var timers: [Int: Task<Void, Never>] = [:]
-    var nextTimer = 0
-    /// The run was cancelled or ended: no timer is armed any more.
-    var timersClosed = false
 
     mutating func id(of host: String) -> Int {
       if let id = hostIDs[host] { return id }
       let id = hostIDs.count
       hostIDs[host] = id
       return id
-    }
-
-    /// Stops arming timers; returns the armed ones, to cancel outside the lock.
-    mutating func closeTimers() -> [Task<Void, Never>] {
-      timersClosed = true
-      defer { timers = [:] }
-      return Array(timers.values)
     }
 
     /// Bytes moved so far: by the entries that ended and the transfers in flight.
@@ -60,6 +44,9 @@ final class RunState: Sendable {
   }
 
   private let state: Mutex<State>
+  /// The run's task group: entries' slow paths, outage probes and timers run as its
+  /// children (`RunWork.run`, from the scheduler's run task).
+  let work = RunWork()
   private let started = ContinuousClock.now
   /// What the folder listings added to the run so far, for the progress totals.
   let listing = ListingTally()
@@ -82,13 +69,13 @@ final class RunState: Sendable {
     state.withLock { $0.dispatcher = dispatch }
   }
 
-  /// Ends the run's timers and forgets the dispatcher: the run is over.
+  /// Disarms the run's timer and forgets the dispatcher: the run is over. (The timer's
+  /// child ends with the run's group.)
   func close() {
-    let timers = state.withLock { state in
+    state.withLock { state in
       state.dispatcher = nil
-      return state.closeTimers()
+      _ = state.machine.close()
     }
-    for timer in timers { timer.cancel() }
   }
 
   /// Seconds since the run started: the clock of `AdmissionState`.
@@ -150,8 +137,8 @@ final class RunState: Sendable {
     switch submission {
     case .started: return .started
     case .cancelled: return .cancelled
-    case .waiting(let wakeAt):
-      arm(wakeAt)
+    case .waiting(let timer):
+      arm(timer)
       return .waiting
     }
   }
@@ -163,10 +150,10 @@ final class RunState: Sendable {
   func acquireSlot(host: Int) async -> Bool {
     let now = self.now
     return await withCheckedContinuation { continuation in
-      let (admitted, wakeAt) = state.withLock {
+      let (admitted, timer) = state.withLock {
         $0.machine.acquire(continuation, host: host, now: now)
       }
-      arm(wakeAt)
+      arm(timer)
       if let admitted { continuation.resume(returning: admitted) }
     }
   }
@@ -198,12 +185,6 @@ final class RunState: Sendable {
     return carryOut { $0.machine.answered(timing, bytes: $0.bytesMoved, now: now) }
   }
 
-  /// Admits what time made room for (a hold ended, a limit grew).
-  func admitWaiting(after wake: Double) -> [EntryJob] {
-    let now = self.now
-    return carryOut { $0.machine.admitWaiting(after: wake, now: now) }
-  }
-
   /// Lets `-j auto` look at the run; returns the entries a grown limit lets start.
   func tune() -> [EntryJob] {
     let now = self.now
@@ -229,42 +210,35 @@ final class RunState: Sendable {
     let admitted = state.withLock { change(&$0) }
     for waiter in admitted.waiters { waiter.resume(returning: true) }
     admitted.feeder?.resume()
-    arm(admitted.wakeAt)
+    arm(admitted.arm)
     return admitted.jobs
   }
 
-  /// Starts a timer that admits what waits for `at` (a hold ends, a limit grows). The run
-  /// owns it: it holds the run only weakly, and cancelling or ending the run cancels it.
-  private func arm(_ at: Double?) {
-    guard let at else { return }
-    let deadline = started.advanced(by: .seconds(at + 0.001))
-    state.withLock { state in
-      guard !state.timersClosed else { return }
-      let number = state.nextTimer
-      state.nextTimer += 1
-      state.timers[number] = Task { [weak self] in
-        try? await Task.sleep(until: deadline, clock: .continuous)
-        guard !Task.isCancelled, let self else { return }
-        self.timerFired(number, armedFor: at)
-      }
+  /// Arms `timer` as a child of the run's work: it sleeps until the timer's moment and
+  /// tells the machine, which admits what waits for it (a hold ends, a limit grows) unless
+  /// it disarmed the timer meanwhile. It holds the run only weakly; cancelling the run, or
+  /// its end, cancels it with the run's group.
+  private func arm(_ timer: RunTimer?) {
+    guard let timer else { return }
+    let deadline = started.advanced(by: .seconds(timer.at + 0.001))
+    work.add(.timer) { [weak self] in
+      try? await Task.sleep(until: deadline, clock: .continuous)
+      guard !Task.isCancelled, let self else { return }
+      let now = self.now
+      let admitted = self.carryOut { $0.machine.timerFired(timer.number, now: now) }
+      self.state.withLock { $0.dispatcher }?(admitted)
     }
   }
 
-  private func timerFired(_ number: Int, armedFor at: Double) {
-    state.withLock { _ = $0.timers.removeValue(forKey: number) }
-    let admitted = admitWaiting(after: at)
-    state.withLock { $0.dispatcher }?(admitted)
-  }
+  /// The timer the machine has armed and not disarmed, if any.
+  var armedTimer: RunTimer? { state.withLock { $0.machine.timer } }
 
-  /// How many timers are armed and have not fired.
-  var armedTimers: Int { state.withLock { $0.timers.count } }
-
-  /// What the run holds now: slots taken, entry tasks registered, timers armed (all none
+  /// What the run holds now: slots taken, the tasks and timers alive in its group (all none
   /// once a run ended, whatever state its attempts were cancelled in).
   var holdings: RunHoldings {
-    state.withLock {
-      RunHoldings(slots: $0.machine.running, tasks: $0.tasks.count, timers: $0.timers.count)
-    }
+    let slots = state.withLock { $0.machine.running }
+    let alive = work.alive
+    return RunHoldings(slots: slots, tasks: alive.tasks, timers: alive.timers)
   }
 
   // MARK: Entries
@@ -336,41 +310,20 @@ final class RunState: Sendable {
     }
   }
 
-  // MARK: Tasks and cancellation
+  // MARK: Cancellation
 
-  /// Keeps `task` (running entry `id`'s slow path) so `cancel` can stop it.
-  func register(_ task: Task<Void, Never>, id: Int) {
-    let cancelNow = state.withLock { state in
-      if state.endedTasks.remove(id) != nil { return false }
-      state.tasks[id] = task
-      return state.machine.cancelled
-    }
-    if cancelNow { task.cancel() }
-  }
-
-  /// Forgets the task of entry `id`, which ended.
-  func taskEnded(id: Int) {
-    state.withLock { state in
-      if state.tasks.removeValue(forKey: id) == nil { state.endedTasks.insert(id) }
-    }
-  }
-
+  /// Whether the run is cancelled: the machine's word, the one every part of the run asks.
   var isCancelled: Bool { state.withLock { $0.machine.cancelled } }
 
-  /// Marks the run cancelled; returns the entries that never started (to be recorded as
-  /// cancelled) after cancelling every task and releasing every waiter.
+  /// Cancels the run, the machine's event: releases every waiter and the feeder, cancels
+  /// the run's work (every entry's task, probe and timer, by the group's structure), and
+  /// returns the entries that never started, to be recorded as cancelled. Once only: later
+  /// calls return nothing.
   func cancel() -> [EntryJob] {
-    let (cancellation, tasks, timers) = state.withLock { state in
-      (
-        state.machine.cancel(), state.machine.cancelled ? Array(state.tasks.values) : [],
-        state.closeTimers()
-      )
-    }
-    for timer in timers { timer.cancel() }
-    guard let cancellation else { return [] }
+    guard let cancellation = state.withLock({ $0.machine.cancel() }) else { return [] }
     for waiter in cancellation.waiters { waiter.resume(returning: false) }
-    for task in tasks { task.cancel() }
     cancellation.feeder?.resume()
+    work.cancel()
     return cancellation.jobs
   }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Runs a manifest's entries through a transport: at most `concurrency` at once and
 /// `perHost` per host, skipping what is done, resuming partial files, retrying what is
@@ -15,16 +14,13 @@ public actor Scheduler {
   let options: SchedulerOptions
   let retryPolicy: RetryPolicy
   private var outages = Outages<CheckedContinuation<Bool, Never>>()
-  /// Whether `cancel()` was called: the scheduler's one flag, read without a hop onto the
-  /// actor (the feeder checks it once per entry). The run's state machine learns of it from
-  /// `cancel()` as its own event.
-  private nonisolated let cancelFlag = Atomic<Bool>(false)
-  private nonisolated var cancelled: Bool { cancelFlag.load(ordering: .relaxed) }
+  /// Whether `cancel()` was called. What cancelling does, and whether the run is cancelled,
+  /// is the run's state machine's (`RunState.isCancelled`, asked by the feeder and every
+  /// entry); this keeps a cancel that came before the run began, for `start` to hand on.
+  private var cancelRequested = false
   private var runner: EntryRunner?
-  /// The ended run's state while anything still holds it (an entry's task ending), for
-  /// `holdings()`.
+  /// The ended run's state while anything still holds it, for `holdings()`.
   private weak var endedState: RunState?
-  private var runTask: Task<Void, Never>?
 
   public init(transport: any Transport, options: SchedulerOptions) {
     self.transport = transport
@@ -57,17 +53,13 @@ public actor Scheduler {
   }
 
   /// Stops starting transfers; running ones end with `cancelled` and keep their partial data
-  /// for the next run. Idempotent.
+  /// for the next run. Idempotent. One event of the run (`EntryRunner.cancel`), whether the
+  /// CLI's signal or the daemon's pause or cancel of a job sends it.
   public func cancel() {
-    guard !cancelFlag.exchange(true, ordering: .relaxed) else { return }
-    runTask?.cancel()
+    guard !cancelRequested else { return }
+    cancelRequested = true
     for waiter in outages.endAll() { waiter.resume(returning: false) }
-    guard let runner else { return }
-    let unstarted = runner.state.cancel()
-    runner.engine?.cancelJobs()
-    for job in unstarted {
-      runner.end(job, with: .failure(AttemptFailure(error: Self.cancelledError)))
-    }
+    runner?.cancel()
   }
 
   /// What the run holds now (`RunHoldings`), for the tests that check that a run, once
@@ -87,21 +79,26 @@ public actor Scheduler {
         tally.add(outcome)
         events(.finished(outcome))
       }
-      events(.summary(tally.summary(seconds: 0, transport: transport.name, cancelled: cancelled)))
+      events(
+        .summary(
+          tally.summary(seconds: 0, transport: transport.name, cancelled: cancelRequested)))
       return
     }
     let runner = EntryRunner(scheduler: self, directory: directory, events: events)
     self.runner = runner
+    if cancelRequested { runner.cancel() }
+    // The run's task group: the feeder is its first child, every entry's task, probe and
+    // timer the others; it returns once they all ended.
     let task = Task.detached {
-      await self.feed(entries, to: runner)
-      await runner.state.waitUntilDrained()
-      // The jobs that ended after the feeder's last look: each holds the runner, whose
-      // state holds them, so left there they would keep the run (its output directory,
-      // entry locks and `.haul/runs` lock) alive after it ended.
-      _ = runner.state.takeRetired()
+      await runner.state.work.run {
+        await self.feed(entries, to: runner)
+        await runner.state.waitUntilDrained()
+        // The jobs that ended after the feeder's last look: each holds the runner, whose
+        // state holds them, so left there they would keep the run (its output directory,
+        // entry locks and `.haul/runs` lock) alive after it ended.
+        _ = runner.state.takeRetired()
+      }
     }
-    runTask = task
-    if cancelled { task.cancel() }
     let sampler = Task { [options] in
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(options.progressInterval))
@@ -177,7 +174,7 @@ public actor Scheduler {
           handOver.end(
             .init(outcome: Self.outcome(entry, error: error), sizeInManifest: entry.size != nil))
         case .skipped(var ending):
-          if cancelled {
+          if runner.state.isCancelled {
             ending.outcome.status = .failed
             ending.outcome.error = Self.cancelledError
             ending.completedBytes = 0
@@ -187,7 +184,7 @@ public actor Scheduler {
       }
       guard !batch.isEmpty else { continue }
       policy.batchRead()
-      if cancelled {
+      if runner.state.isCancelled {
         for entry in batch {
           handOver.end(
             .init(
@@ -226,7 +223,7 @@ public actor Scheduler {
     var policy = FeederPolicy()
     while !held.isEmpty {
       handOver.flush()
-      if cancelled || Task.isCancelled {
+      if runner.state.isCancelled {
         for entry in held {
           handOver.end(
             .init(
@@ -305,11 +302,13 @@ public actor Scheduler {
   /// when the failure was the entry's alone (the host accepts connections, or never did).
   func hostUnreachable(_ origin: Origin) async -> Bool {
     let host = origin.description
-    guard let runner, runner.state.wasContacted(host), !cancelled else { return false }
+    guard let runner, runner.state.wasContacted(host), !runner.state.isCancelled else {
+      return false
+    }
     return await withCheckedContinuation { continuation in
       guard outages.wait(continuation, for: host) else { return }
       runner.state.markDown(host: host)
-      Task { await self.probe(origin, runner: runner) }
+      runner.state.work.add(.task) { await self.probe(origin, runner: runner) }
     }
   }
 
@@ -317,6 +316,7 @@ public actor Scheduler {
     var probe = OutageProbe(began: runner.state.now, limit: options.outageLimit)
     var excused: Bool?
     while excused == nil {
+      let cancelled = runner.state.isCancelled
       let reachable =
         cancelled
         ? false
