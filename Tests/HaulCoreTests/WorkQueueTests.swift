@@ -54,6 +54,7 @@ struct WorkQueueTests {
     #expect(queue.tasks == 1 && queue.timers == 0)
     queue.ended(.task)
     #expect(queue.tasks == 0)
+    #expect(queue.tasksAdded == 2)
   }
 
   @Test func cancelling_a_waiting_owner_resumes_it_to_cancel_and_later_items_still_come() {

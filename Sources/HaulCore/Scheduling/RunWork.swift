@@ -66,4 +66,7 @@ final class RunWork: Sendable {
 
   /// The items alive: `task`s and `timer`s added and not ended.
   var alive: (tasks: Int, timers: Int) { queue.withLock { ($0.tasks, $0.timers) } }
+
+  /// The `task`s added so far, ended or not.
+  var tasksAdded: Int { queue.withLock { $0.tasksAdded } }
 }

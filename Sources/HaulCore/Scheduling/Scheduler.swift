@@ -21,6 +21,8 @@ public actor Scheduler {
   private var runner: EntryRunner?
   /// The ended run's state while anything still holds it, for `holdings()`.
   private weak var endedState: RunState?
+  /// The tasks the ended run started (`tasksStarted()`).
+  private var endedTasks = 0
 
   public init(transport: any Transport, options: SchedulerOptions) {
     self.transport = transport
@@ -65,6 +67,10 @@ public actor Scheduler {
   /// What the run holds now (`RunHoldings`), for the tests that check that a run, once
   /// ended, cancelled or not, leaves nothing behind: `none` once nothing holds its state.
   package func holdings() -> RunHoldings { (runner?.state ?? endedState)?.holdings ?? .none }
+
+  /// How many tasks the run started (entries' slow paths, outage probes), for the tests
+  /// that check that an entry the engine carries never gets one. Read once the run ended.
+  package func tasksStarted() -> Int { runner?.state.work.tasksAdded ?? endedTasks }
 
   private func start<Entries: Sequence<ManifestEntry> & Sendable>(
     _ entries: Entries, emit events: SerializedEventHandler
@@ -133,6 +139,7 @@ public actor Scheduler {
     events(.summary(runner.state.summary(transport: transport.name)))
     runner.state.close()
     endedState = runner.state
+    endedTasks = runner.state.work.tasksAdded
     self.runner = nil
   }
 

@@ -25,6 +25,8 @@ package struct WorkQueue<Item, Owner> {
   package private(set) var tasks = 0
   /// Items of kind `timer` added and not ended.
   package private(set) var timers = 0
+  /// Items of kind `task` ever added.
+  package private(set) var tasksAdded = 0
 
   package init() {}
 
@@ -33,7 +35,9 @@ package struct WorkQueue<Item, Owner> {
   package mutating func add(_ item: Item, kind: WorkKind) -> (added: Bool, resume: Resume?) {
     guard !closed else { return (false, nil) }
     switch kind {
-    case .task: tasks += 1
+    case .task:
+      tasks += 1
+      tasksAdded += 1
     case .timer: timers += 1
     }
     if let owner = waiting {
