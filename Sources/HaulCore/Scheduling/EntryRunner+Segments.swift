@@ -192,11 +192,13 @@ extension EntryRunner {
           return failure.map { .ended(.failure($0)) }
         }
       }
-      let saver = Task {
+      // A child of this task: cancelled and waited for when the round returns, so no save
+      // lands after the file is finished.
+      async let _ = {
         while (try? await Task.sleep(for: .seconds(1))) != nil {
           await syncing(save)
         }
-      }
+      }()
       var first: PartsRound?
       for await result in group {
         if let result, first == nil {
@@ -207,9 +209,6 @@ extension EntryRunner {
         }
         await syncing(save)
       }
-      // Wait for the saver to end, so no save lands after the file is finished.
-      saver.cancel()
-      await saver.value
       return first
     }
   }

@@ -93,6 +93,17 @@ public actor Scheduler {
     let runner = EntryRunner(scheduler: self, directory: directory, events: events)
     self.runner = runner
     if cancelRequested { runner.cancel() }
+    // Under `-j auto` the controller looks at the run 20 times a second: often enough
+    // to climb within a few round trips of a long link. A timer of the run's group, it ends
+    // with the run.
+    if options.automaticConcurrency {
+      runner.state.work.add(.timer) {
+        while !Task.isCancelled {
+          try? await Task.sleep(for: .milliseconds(50))
+          runner.dispatch(runner.state.tune())
+        }
+      }
+    }
     // The run's task group: the feeder is its first child, every entry's task, probe and
     // timer the others; it returns once they all ended.
     let task = Task.detached {
@@ -114,23 +125,12 @@ public actor Scheduler {
               expectedTotal: options.expectedTotal, expectedBytes: options.expectedBytes)))
       }
     }
-    // Under `-j auto` the controller looks at the run 20 times a second: often enough
-    // to climb within a few round trips of a long link.
-    let tuner: Task<Void, Never>? =
-      options.automaticConcurrency
-      ? Task {
-        while !Task.isCancelled {
-          try? await Task.sleep(for: .milliseconds(50))
-          runner.dispatch(runner.state.tune())
-        }
-      } : nil
     await task.value
     await runner.finisher?.stop()
     // Every entry ended and let go of its claim: the run's lock files go now, not when the
     // last reference to the directory does (after a signal a transport may hold one until
     // the process exits).
     directory.leave()
-    tuner?.cancel()
     sampler.cancel()
     events(
       .progress(
