@@ -3,9 +3,10 @@
 package struct RunHoldings: Sendable, Hashable, CustomStringConvertible {
   /// Slots taken (entries' attempts and segments).
   package var slots: Int
-  /// Tasks running entries' slow paths.
+  /// Tasks of the run's group alive: entries' slow paths, outage probes.
   package var tasks: Int
-  /// Timers armed for the run's admission (a politeness hold, a host's regrowth).
+  /// Timers of the run's group alive: those its machine armed (a politeness hold, a
+  /// host's regrowth), `-j auto`'s tuner.
   package var timers: Int
 
   package static let none = RunHoldings(slots: 0, tasks: 0, timers: 0)
