@@ -6,10 +6,10 @@
 /// Every method returns what the caller must do (start jobs, resume waiters, the feeder or
 /// the scheduler, arm a timer, cancel the run's work); nothing here sleeps, locks or
 /// resumes. Timers are such actions too: the machine arms one (`RunTimer`) when a hold
-/// ends or a limit grows later while something waits, and disarms it by forgetting it. `RunState` owns one
-/// behind its lock and carries the actions out after leaving it. `Job`, `Waiter` and `Wake`
-/// are whatever the owner resumes (an entry's job, a task's continuation); tests use
-/// plain values. See `RunStateMachineTests`.
+/// ends or a limit grows later while something waits, and disarms it by forgetting it.
+/// `RunState` owns one behind its lock and carries the actions out after leaving it. `Job`,
+/// `Waiter` and `Wake` are whatever the owner resumes (an entry's job, a task's
+/// continuation); tests use plain values. See `RunStateMachineTests`.
 package struct RunStateMachine<Job, Waiter, Wake> {
   /// Who waits for a ticket's slot.
   private enum Holder {
