@@ -244,6 +244,36 @@ final class SchedulerTests {
     #expect(summary?.failed == 50)
   }
 
+  /// A cancel that comes before the run begins (a daemon's job paused before its
+  /// scheduler ran) is the run's first event: nothing is sent, every entry ends
+  /// `cancelled`, and the run holds nothing once it ended, on the engine or in tasks.
+  @Test(arguments: [false, true])
+  func a_run_cancelled_before_it_began_sends_nothing_and_cancels_every_entry(engine: Bool)
+    async
+  {
+    let script: @Sendable (TransferRequest, Int) -> ScriptedTransport.Answer = { _, _ in
+      .init(status: 200, body: [1])
+    }
+    let transport = engine ? ScriptedEngine(script) : ScriptedTransport(script)
+    let scheduler = Scheduler(
+      transport: transport, options: SchedulerOptions(outputDirectory: directory, concurrency: 2))
+    await scheduler.cancel()
+    var outcomes: [EntryOutcome] = []
+    var summary: RunSummary?
+    for await event in scheduler.run((1...20).map { entry($0, "f\($0)") }) {
+      switch event {
+      case .finished(let outcome): outcomes.append(outcome)
+      case .summary(let value): summary = value
+      default: break
+      }
+    }
+    #expect(transport.requests.isEmpty)
+    #expect(outcomes.count == 20)
+    #expect(outcomes.allSatisfy { $0.status == .failed && $0.error?.code == .cancelled })
+    #expect(summary?.cancelled == true)
+    #expect(await scheduler.holdings() == RunHoldings.none)
+  }
+
   @Test func a_401_reruns_the_auth_command_once_for_all_and_retries_without_spending_a_retry()
     async throws
   {
