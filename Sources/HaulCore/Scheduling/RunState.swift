@@ -216,8 +216,9 @@ final class RunState: Sendable {
 
   /// Arms `timer` as a child of the run's work: it sleeps until the timer's moment and
   /// tells the machine, which admits what waits for it (a hold ends, a limit grows) unless
-  /// it disarmed the timer meanwhile. It holds the run only weakly; cancelling the run, or
-  /// its end, cancels it with the run's group.
+  /// it disarmed the timer meanwhile (a disarmed timer's child sleeps on and then does
+  /// nothing; a child cannot be cancelled alone). It holds the run only weakly; cancelling
+  /// the run, or its end, cancels it with the run's group.
   private func arm(_ timer: RunTimer?) {
     guard let timer else { return }
     let deadline = started.advanced(by: .seconds(timer.at + 0.001))
