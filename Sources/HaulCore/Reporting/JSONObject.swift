@@ -7,12 +7,27 @@
 package struct JSONObject {
   /// The object's UTF-8 text so far, without its closing brace. Built as bytes, since
   /// `String` appends would be most of the cost of writing a large report.
-  package private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+  package private(set) var bytes: [UInt8]
   private var isEmpty = true
 
   package init() {
+    bytes = [UInt8(ascii: "{")]
     // A report's transfer object is about 300 bytes: room for it without growing.
     bytes.reserveCapacity(512)
+  }
+
+  /// An object that goes on the end of `out`, built in `out`'s own storage (taken, and
+  /// given back by `close(into:)`): a report line is written without a buffer of its own.
+  package init(extending out: inout [UInt8]) {
+    bytes = []
+    swap(&bytes, &out)
+    bytes.append(UInt8(ascii: "{"))
+  }
+
+  /// Closes the object begun by `init(extending:)` and gives its bytes back to `out`.
+  package mutating func close(into out: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "}"))
+    swap(&bytes, &out)
   }
 
   package mutating func add(_ key: StaticString, _ value: String) {
@@ -22,12 +37,27 @@ package struct JSONObject {
 
   package mutating func add(_ key: StaticString, _ value: Int) {
     addKey(key)
-    bytes.append(contentsOf: String(value).utf8)
+    JSONObject.appendDecimal(Int64(value), to: &bytes)
   }
 
   package mutating func add(_ key: StaticString, _ value: Int64) {
     addKey(key)
-    bytes.append(contentsOf: String(value).utf8)
+    JSONObject.appendDecimal(value, to: &bytes)
+  }
+
+  /// Adds a string from haul's own vocabulary (a status, an operation, an error code), whose
+  /// characters never need escaping: copied as it is.
+  package mutating func add(_ key: StaticString, plain value: String) {
+    addKey(key)
+    JSONObject.appendPlain(value, to: &bytes)
+  }
+
+  /// Adds a nested object, built by `fill` in place.
+  package mutating func addObject(_ key: StaticString, _ fill: (inout JSONObject) -> Void) {
+    addKey(key)
+    var nested = JSONObject(extending: &bytes)
+    fill(&nested)
+    nested.close(into: &bytes)
   }
 
   package mutating func add(_ key: StaticString, _ value: Bool) {
@@ -38,7 +68,11 @@ package struct JSONObject {
   /// Adds a duration or rate, rounded to milliseconds.
   package mutating func add(_ key: StaticString, _ value: Double) {
     addKey(key)
-    bytes.append(contentsOf: JSONObject.number(value).utf8)
+    if value == 0 {
+      bytes.append(UInt8(ascii: "0"))
+    } else {
+      bytes.append(contentsOf: JSONObject.number(value).utf8)
+    }
   }
 
   /// Adds an array of strings.
@@ -105,6 +139,37 @@ package struct JSONObject {
     var out: [UInt8] = []
     appendQuoted(value, to: &out)
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends `value`, which holds nothing to escape, between quotes to `out`.
+  private static func appendPlain(_ value: String, to out: inout [UInt8]) {
+    var value = value
+    value.withUTF8 { input in
+      assert(!input.contains(where: needsCare), "a plain string that needs escaping")
+      out.append(UInt8(ascii: "\""))
+      out.append(contentsOf: input)
+      out.append(UInt8(ascii: "\""))
+    }
+  }
+
+  /// Appends `value` in decimal to `out`, without making a string of it.
+  static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    guard magnitude >= 10 else {
+      out.append(UInt8(ascii: "0") + UInt8(magnitude))
+      return
+    }
+    // 20 digits hold any UInt64.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = 20
+      while magnitude > 0 {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+    }
   }
 
   /// Appends `value` as a JSON string literal, quotes included, to `out`.
