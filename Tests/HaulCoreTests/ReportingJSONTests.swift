@@ -125,6 +125,23 @@ struct ReportingJSONTests {
     #expect((decoded as? [String])?.first == input)
   }
 
+  @Test func a_byte_to_escape_is_found_wherever_it_stands_in_a_long_string() throws {
+    for special in ["\"", "\\", "\n", "\u{1F}", "\u{7F}", "\u{2028}", "é"] {
+      for position in 0..<20 {
+        let input =
+          String(repeating: "a", count: position) + special
+          + String(repeating: "b", count: 19 - position)
+        let quoted = JSONObject.quoted(input)
+        let decoded = try JSONSerialization.jsonObject(
+          with: Data("[\(quoted)]".utf8), options: [])
+        #expect((decoded as? [String])?.first == input)
+        #expect(JSONObject.quoted(input) != "\"\(input)\"" || special == "é")
+      }
+    }
+    let plain = "https://example.com/a/long/path/0123456789.bin?x=1"
+    #expect(JSONObject.quoted(plain) == "\"\(plain)\"")
+  }
+
   @Test(arguments: [
     (0.0, "0"), (1.0, "1"), (1.5, "1.5"), (0.0004, "0"), (0.0006, "0.001"), (12.3456, "12.346"),
     (-2.25, "-2.25"), (Double.nan, "0"), (Double.infinity, "0"),
