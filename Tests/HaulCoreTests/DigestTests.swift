@@ -103,6 +103,8 @@ import Testing
     #expect(mine.map(\.algorithm) == [.sha256, .md5])
     let merged = mine.filling(from: [.sha256: "other", .sha1: "s"])
     #expect(merged == [.sha256: "a", .sha1: "s", .md5: "m"])
+    let all: DigestValues = [.md5: "m", .sha1: "s", .sha512: "f", .sha256: "a"]
+    #expect(all.map(\.algorithm) == DigestAlgorithm.allCases)
   }
 
   @Test func verify_lists_every_source_when_all_match() throws {

@@ -42,6 +42,39 @@ struct ReportingJSONTests {
     #expect(keyOrder(text, order) == order)
   }
 
+  @Test func a_transfer_appended_to_a_line_is_the_same_object_after_what_was_there() throws {
+    var outcome = sampleOutcome
+    outcome.status = .skipped
+    outcome.error = nil
+    outcome.seconds = 0
+    outcome.sha256 = String(repeating: "ab", count: 32)
+    outcome.digests = [.md5: String(repeating: "cd", count: 16)]
+    outcome.verified = ["manifest:sha256", "manifest:md5"]
+    var line = Array("before".utf8)
+    ReportJSON.appendTransfer(outcome, to: &line)
+    #expect(String(decoding: line, as: UTF8.self) == "before" + ReportJSON.transfer(outcome))
+    let object = try jsonObject(ReportJSON.transfer(outcome))
+    #expect(object["seconds"] as? Int == 0)
+    let digests = try #require(object["digests"] as? [String: String])
+    #expect(
+      digests == [
+        "sha256": String(repeating: "ab", count: 32), "md5": String(repeating: "cd", count: 16),
+      ])
+    #expect(object["verified"] as? [String] == ["manifest:sha256", "manifest:md5"])
+  }
+
+  @Test func whole_numbers_are_written_in_decimal() {
+    var object = JSONObject()
+    for value: Int64 in [0, 7, 10, 99, 1_000, -1, -45, 1_234_567_890_123, .max, .min] {
+      object.add("n", value)
+    }
+    object.add("i", Int.max)
+    let expected =
+      ["0", "7", "10", "99", "1000", "-1", "-45", "1234567890123", "\(Int64.max)", "\(Int64.min)"]
+      .map { "\"n\":\($0)" } + ["\"i\":\(Int.max)"]
+    #expect(object.json == "{" + expected.joined(separator: ",") + "}")
+  }
+
   @Test func transfer_object_never_holds_url_userinfo() {
     let text = ReportJSON.transfer(sampleOutcome)
     #expect(!text.contains("secret"))
@@ -90,6 +123,23 @@ struct ReportingJSONTests {
     let decoded = try JSONSerialization.jsonObject(
       with: Data("[\(expected)]".utf8), options: [])
     #expect((decoded as? [String])?.first == input)
+  }
+
+  @Test func a_byte_to_escape_is_found_wherever_it_stands_in_a_long_string() throws {
+    for special in ["\"", "\\", "\n", "\u{1F}", "\u{7F}", "\u{2028}", "é"] {
+      for position in 0..<20 {
+        let input =
+          String(repeating: "a", count: position) + special
+          + String(repeating: "b", count: 19 - position)
+        let quoted = JSONObject.quoted(input)
+        let decoded = try JSONSerialization.jsonObject(
+          with: Data("[\(quoted)]".utf8), options: [])
+        #expect((decoded as? [String])?.first == input)
+        #expect(JSONObject.quoted(input) != "\"\(input)\"" || special == "é")
+      }
+    }
+    let plain = "https://example.com/a/long/path/0123456789.bin?x=1"
+    #expect(JSONObject.quoted(plain) == "\"\(plain)\"")
   }
 
   @Test(arguments: [

@@ -67,6 +67,35 @@ final class SchedulerTests {
     #expect(finished.count == 600)
   }
 
+  @Test func a_rerun_with_files_missing_among_complete_ones_fetches_just_those() async throws {
+    // Given 900 entries downloaded once, of which every 40th is then removed (the rerun's
+    // batches are checked in their own task while the feeder reads the next one)
+    let body = Array("complete".utf8)
+    let digest = SHA256.hex(of: body)
+    let entries = (1...900).map { entry($0, "f\($0)", size: Int64(body.count), sha256: digest) }
+    _ = await run(ScriptedTransport { _, _ in .init(status: 200, body: body) }, entries)
+    let missing = Set(stride(from: 40, through: 900, by: 40))
+    for line in missing { try FileManager.default.removeItem(atPath: directory + "/f\(line)") }
+    // When the same manifest runs again
+    let second = ScriptedTransport { _, _ in .init(status: 200, body: body) }
+    let (events, outcomes) = await run(second, entries)
+    // Then just the missing files are fetched, each entry ends once, and the skipped ones end
+    // in the manifest's order.
+    let fetched = Set(second.requests.compactMap { Int($0.url.lastPathComponent.dropFirst()) })
+    #expect(fetched == missing)
+    #expect(second.requests.count == missing.count)
+    #expect(outcomes.count == 900)
+    #expect(outcomes.values.allSatisfy { ($0.status == .ok) == missing.contains($0.line) })
+    #expect(outcomes.values.allSatisfy { $0.status != .failed && $0.sha256 == digest })
+    let finished = events.compactMap { event -> EntryOutcome? in
+      if case .finished(let outcome) = event { outcome } else { nil }
+    }
+    #expect(finished.count == 900)
+    let skipped = finished.filter { $0.status == .skipped }.map(\.line)
+    #expect(skipped == (1...900).filter { !missing.contains($0) })
+    for line in missing { #expect(contents("f\(line)") == body) }
+  }
+
   @Test func a_503_twice_then_200_takes_three_attempts() async {
     let transport = ScriptedTransport { _, number in
       number <= 2 ? .init(status: 503) : .init(status: 200, body: Array("hello".utf8))

@@ -422,22 +422,29 @@ package final class LocalDownload: Sendable {
 
   /// The digests of `algorithms` and the length of the destination file, or `nil` when it
   /// cannot be read as a regular file. The digests are computed together in one read, with
-  /// `seed` (`DigestSeed`) fed first to its algorithm.
-  package func digestsOfDestination(_ algorithms: [DigestAlgorithm], seed: DigestSeed? = nil)
-    -> (DigestValues, Int64)?
-  {
+  /// `seed` (`DigestSeed`) fed first to its algorithm. `length`, the file's size when it was
+  /// last looked at, spares the read that finds the end (`hash`).
+  package func digestsOfDestination(
+    _ algorithms: [DigestAlgorithm], seed: DigestSeed? = nil, length: Int64? = nil
+  ) -> (DigestValues, Int64)? {
     let fd = openat(parent, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     let digests = DigestSet(algorithms, seed: seed)
-    guard let length = try? Self.hash(fd: fd, upTo: nil, into: digests) else { return nil }
-    return (digests.finalize(), length)
+    guard let read = try? Self.hash(fd: fd, upTo: nil, into: digests, expecting: length)
+    else { return nil }
+    return (digests.finalize(), read)
   }
 
   /// Feeds the first `limit` bytes of `fd` (all of it when nil) into every digest of
   /// `digests`, in 1 MiB reads; returns the bytes read. `what` names the file in an error.
+  ///
+  /// With `length`, the file's size as last seen, a read that stops short of what it asked
+  /// for just as `length` bytes are in is taken for the file's end, without one more read
+  /// that returns nothing: a file that grew since gives its new bytes to that read instead.
   package static func hash(
-    fd: Int32, upTo limit: Int64?, into digests: DigestSet, what: String = "the partial file"
+    fd: Int32, upTo limit: Int64?, into digests: DigestSet, what: String = "the partial file",
+    expecting length: Int64? = nil
   ) throws(TransferError) -> Int64 {
     let chunk = 1 << 20
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
@@ -453,6 +460,7 @@ package final class LocalDownload: Sendable {
       if count == 0 { break }
       digests.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
       offset += Int64(count)
+      if let length, offset == length, count < Int(wanted) { break }
     }
     return offset
   }

@@ -64,13 +64,23 @@ public struct DigestValues: Sendable, Hashable, Sequence, ExpressibleByDictionar
     var position = 0
 
     public mutating func next() -> (algorithm: DigestAlgorithm, hex: String)? {
-      let all = DigestAlgorithm.allCases
-      while position < all.count {
-        let algorithm = all[position]
+      // By position rather than through `allCases`, an array made anew at each call.
+      while let algorithm = Self.algorithm(at: position) {
         position += 1
         if let hex = values[algorithm] { return (algorithm, hex) }
       }
       return nil
+    }
+
+    /// The algorithm at `position` in canonical order (`DigestAlgorithm.allCases`).
+    private static func algorithm(at position: Int) -> DigestAlgorithm? {
+      switch position {
+      case 0: .sha256
+      case 1: .sha512
+      case 2: .sha1
+      case 3: .md5
+      default: nil
+      }
     }
   }
 }

@@ -7,12 +7,27 @@
 package struct JSONObject {
   /// The object's UTF-8 text so far, without its closing brace. Built as bytes, since
   /// `String` appends would be most of the cost of writing a large report.
-  package private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+  package private(set) var bytes: [UInt8]
   private var isEmpty = true
 
   package init() {
+    bytes = [UInt8(ascii: "{")]
     // A report's transfer object is about 300 bytes: room for it without growing.
     bytes.reserveCapacity(512)
+  }
+
+  /// An object that goes on the end of `out`, built in `out`'s own storage (taken, and
+  /// given back by `close(into:)`): a report line is written without a buffer of its own.
+  package init(extending out: inout [UInt8]) {
+    bytes = []
+    swap(&bytes, &out)
+    bytes.append(UInt8(ascii: "{"))
+  }
+
+  /// Closes the object begun by `init(extending:)` and gives its bytes back to `out`.
+  package mutating func close(into out: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "}"))
+    swap(&bytes, &out)
   }
 
   package mutating func add(_ key: StaticString, _ value: String) {
@@ -22,12 +37,27 @@ package struct JSONObject {
 
   package mutating func add(_ key: StaticString, _ value: Int) {
     addKey(key)
-    bytes.append(contentsOf: String(value).utf8)
+    JSONObject.appendDecimal(Int64(value), to: &bytes)
   }
 
   package mutating func add(_ key: StaticString, _ value: Int64) {
     addKey(key)
-    bytes.append(contentsOf: String(value).utf8)
+    JSONObject.appendDecimal(value, to: &bytes)
+  }
+
+  /// Adds a string from haul's own vocabulary (a status, an operation, an error code), whose
+  /// characters never need escaping: copied as it is.
+  package mutating func add(_ key: StaticString, plain value: String) {
+    addKey(key)
+    JSONObject.appendPlain(value, to: &bytes)
+  }
+
+  /// Adds a nested object, built by `fill` in place.
+  package mutating func addObject(_ key: StaticString, _ fill: (inout JSONObject) -> Void) {
+    addKey(key)
+    var nested = JSONObject(extending: &bytes)
+    fill(&nested)
+    nested.close(into: &bytes)
   }
 
   package mutating func add(_ key: StaticString, _ value: Bool) {
@@ -38,7 +68,11 @@ package struct JSONObject {
   /// Adds a duration or rate, rounded to milliseconds.
   package mutating func add(_ key: StaticString, _ value: Double) {
     addKey(key)
-    bytes.append(contentsOf: JSONObject.number(value).utf8)
+    if value == 0 {
+      bytes.append(UInt8(ascii: "0"))
+    } else {
+      bytes.append(contentsOf: JSONObject.number(value).utf8)
+    }
   }
 
   /// Adds an array of strings.
@@ -107,6 +141,37 @@ package struct JSONObject {
     return String(decoding: out, as: UTF8.self)
   }
 
+  /// Appends `value`, which holds nothing to escape, between quotes to `out`.
+  private static func appendPlain(_ value: String, to out: inout [UInt8]) {
+    var value = value
+    value.withUTF8 { input in
+      assert(!input.contains(where: needsCare), "a plain string that needs escaping")
+      out.append(UInt8(ascii: "\""))
+      out.append(contentsOf: input)
+      out.append(UInt8(ascii: "\""))
+    }
+  }
+
+  /// Appends `value` in decimal to `out`, without making a string of it.
+  static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    guard magnitude >= 10 else {
+      out.append(UInt8(ascii: "0") + UInt8(magnitude))
+      return
+    }
+    // 20 digits hold any UInt64.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = 20
+      while magnitude > 0 {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+    }
+  }
+
   /// Appends `value` as a JSON string literal, quotes included, to `out`.
   ///
   /// Works on the UTF-8 bytes: a string with nothing to escape (the common case: paths and
@@ -117,12 +182,7 @@ package struct JSONObject {
     var value = value
     value.withUTF8 { input in
       out.append(UInt8(ascii: "\""))
-      var clean = true
-      for byte in input where needsCare(byte) {
-        clean = false
-        break
-      }
-      guard !clean else {
+      guard !isPlainASCII(input) else {
         out.append(contentsOf: input)
         out.append(UInt8(ascii: "\""))
         return
@@ -155,6 +215,36 @@ package struct JSONObject {
       }
       out.append(UInt8(ascii: "\""))
     }
+  }
+
+  /// Whether `input` is ASCII with nothing to escape, looked at eight bytes a step: a
+  /// report line's URL and path are read this way once per entry. `false` sends the string
+  /// to the byte-by-byte escaping, which copies what needs no escape as it is.
+  static func isPlainASCII(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = input.baseAddress else { return true }
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    /// Whether some byte of `word` is zero (exact as a whole, if not as to which byte).
+    func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+    var index = 0
+    while index + 8 <= input.count {
+      let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+      // A byte with its top bit set, under 0x20 (what is left below 0x80 after taking
+      // 0x20 off has its top bit set), or `"`, `\` or DEL.
+      if word & highs != 0 || (word &- ones &* 0x20) & ~word & highs != 0
+        || hasZero(word ^ (ones &* 0x22)) || hasZero(word ^ (ones &* 0x5C))
+        || hasZero(word ^ (ones &* 0x7F))
+      {
+        return false
+      }
+      index += 8
+    }
+    while index < input.count {
+      let byte = input[index]
+      if byte >= 0x7F || needsCare(byte) { return false }
+      index += 1
+    }
+    return true
   }
 
   /// Whether `byte` may need escaping (or starts a sequence that may).

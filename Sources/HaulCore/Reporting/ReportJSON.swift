@@ -12,9 +12,9 @@ package enum ReportJSON {
 
   /// One element of the report's `transfers` array, its UTF-8 bytes appended to `out`.
   package static func appendTransfer(_ outcome: EntryOutcome, to out: inout [UInt8]) {
-    var object = JSONObject()
+    var object = JSONObject(extending: &out)
     addTransferFields(outcome, to: &object)
-    object.appendJSON(to: &out)
+    object.close(into: &out)
   }
 
   /// The report's `summary` object.
@@ -95,26 +95,27 @@ package enum ReportJSON {
     object.add("line", outcome.line)
     object.add("url", outcome.url)
     object.add("path", outcome.path)
-    object.add("op", outcome.operation.rawValue)
-    object.add("status", outcome.status.rawValue)
-    if let refresh = outcome.refresh { object.add("refresh", refresh.rawValue) }
+    object.add("op", plain: outcome.operation.rawValue)
+    object.add("status", plain: outcome.status.rawValue)
+    if let refresh = outcome.refresh { object.add("refresh", plain: refresh.rawValue) }
     object.add("bytes", outcome.bytes)
     object.add("attempts", outcome.attempts)
     object.add("seconds", outcome.seconds)
-    if let sha256 = outcome.sha256 { object.add("sha256", sha256) }
+    let sha256 = outcome.sha256
+    if let sha256 { object.add("sha256", sha256) }
     var digests = outcome.digests
-    if digests[.sha256] == nil, let sha256 = outcome.sha256 { digests[.sha256] = sha256 }
+    if digests[.sha256] == nil, let sha256 { digests[.sha256] = sha256 }
     if !digests.isEmpty {
-      var nested = JSONObject()
-      for (algorithm, hex) in digests { nested.add(name: algorithm.rawValue, hex) }
-      object.addRaw("digests", nested.json)
+      object.addObject("digests") { nested in
+        for (algorithm, hex) in digests { nested.add(name: algorithm.rawValue, hex) }
+      }
     }
     if !outcome.verified.isEmpty { object.add("verified", outcome.verified) }
     if let error = outcome.error {
-      var nested = JSONObject()
-      nested.add("code", error.code.rawValue)
-      nested.add("message", error.message)
-      object.addRaw("error", nested.json)
+      object.addObject("error") { nested in
+        nested.add("code", plain: error.code.rawValue)
+        nested.add("message", error.message)
+      }
     }
   }
 

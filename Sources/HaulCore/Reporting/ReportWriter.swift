@@ -67,8 +67,11 @@ public final class ReportWriter: @unchecked Sendable {
     defer { buffer.deallocate() }
     // Each spool line is one object without a raw newline (JSON escapes them in strings);
     // in the report, the newline between two objects becomes ",\n" and the first object
-    // follows a "\n".
-    var separator = "\n"
+    // follows a "\n". Each piece read is written back in one `write`, separators and all.
+    var out: [UInt8] = []
+    out.reserveCapacity(buffer.count + buffer.count / 8)
+    var separator: [UInt8] = [UInt8(ascii: "\n")]
+    let comma: [UInt8] = Array(",\n".utf8)
     while true {
       let got = read(spool, buffer.baseAddress, buffer.count)
       if got < 0 {
@@ -77,21 +80,21 @@ public final class ReportWriter: @unchecked Sendable {
       }
       if got == 0 { break }
       defer { progressed() }
+      out.removeAll(keepingCapacity: true)
       var start = 0
       while start < got {
         let found = memchr(buffer.baseAddress! + start, Int32(UInt8(ascii: "\n")), got - start)
         let newline = found.map { buffer.baseAddress!.distance(to: $0) }
         let end = newline ?? got
         if end > start {
-          if !separator.isEmpty {
-            try file.write(separator)
-            separator = ""
-          }
-          try file.write(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+          out.append(contentsOf: separator)
+          separator = []
+          out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
         }
-        if newline != nil { separator = ",\n" }
+        if newline != nil { separator = comma }
         start = end + 1
       }
+      try file.write(out)
     }
     try file.write(count == 0 ? "]}\n" : "\n]}\n")
     try file.commit()

@@ -4,7 +4,7 @@ import Foundation
 /// The feeder's side of a run: what each manifest entry needs before it waits for a slot.
 extension EntryRunner {
   /// What the feeder does with one entry.
-  enum Admission {
+  enum Admission: Sendable {
     /// The entry needs a transfer.
     case job(EntryJob)
     /// The entry ended without one (already complete, or its local files are refused).
@@ -70,7 +70,7 @@ extension EntryRunner {
   /// `admission(for:)` of each entry, in order; with `parallel`, spread over the cores
   /// (a rerun's skip checks read and hash every destination).
   func admissions(for entries: [ManifestEntry], parallel: Bool) -> [Admission] {
-    let workers = parallel ? min(ProcessInfo.processInfo.activeProcessorCount, entries.count) : 1
+    let workers = parallel ? min(Self.cores, entries.count) : 1
     guard workers > 1 else { return entries.map(admission(for:)) }
     let results = AdmissionSlots(count: entries.count)
     DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -80,6 +80,10 @@ extension EntryRunner {
     }
     return results.take()
   }
+
+  /// The cores the skip checks spread over: read once, since Foundation reads the cgroup's
+  /// files at each ask.
+  private static let cores = ProcessInfo.processInfo.activeProcessorCount
 
   /// One result slot per entry, each written by exactly one worker of `admissions`: raw
   /// storage, so that writers of different slots never touch shared bookkeeping.
@@ -119,7 +123,8 @@ extension EntryRunner {
     let expected = entry.expectedDigests
     if !expected.isEmpty {
       guard
-        let (digests, _) = local.digestsOfDestination(expected.algorithms, seed: entry.digestSeed),
+        let (digests, _) = local.digestsOfDestination(
+          expected.algorithms, seed: entry.digestSeed, length: destination.size),
         case .success(let verified) = DownloadAttempt.check(entry, server: [], digests)
       else { return nil }
       return (

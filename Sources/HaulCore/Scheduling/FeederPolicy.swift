@@ -3,9 +3,9 @@
 /// Batches grow from `firstBatch` to `largestBatch` entries: the first transfers start after
 /// a few entries are read, and a long manifest is then handed over in few, large batches.
 /// When more than half of a batch was complete already (a rerun), the next batch's skip
-/// checks run on every core. Entries another haul process holds are checked again after a
-/// pause that doubles from `firstHeldPause` to `longestHeldPause`: soon after the other run
-/// lets go, without spinning while it works.
+/// checks run on every core, beside the reading of the batch after it. Entries another haul
+/// process holds are checked again after a pause that doubles from `firstHeldPause` to
+/// `longestHeldPause`: soon after the other run lets go, without spinning while it works.
 package struct FeederPolicy: Sendable, Equatable {
   package static let firstBatch = 16
   package static let largestBatch = 256

@@ -148,6 +148,11 @@ public actor Scheduler {
   /// hand-over to the engine for several entries); the rest wait in the slots and start
   /// from wherever a slot frees, mostly the engine thread itself. Reading pauses while the
   /// lookahead is full.
+  ///
+  /// A batch whose checks run on every core (`FeederPolicy.parallel`, a rerun) is checked
+  /// in a task of its own while this one reads the next batch and hands over the one before:
+  /// reading and the hand-over run on one thread, and the cores would otherwise wait for them
+  /// between batches. Every batch is still handed over whole and in the manifest's order.
   private nonisolated func feed<Entries: Sequence<ManifestEntry>>(
     _ entries: Entries, to runner: EntryRunner
   ) async {
@@ -155,14 +160,16 @@ public actor Scheduler {
     var source = ListingExpansion(
       entries.makeIterator(), listers: options.folderListers, folders: options.folders,
       runner: runner)
-    var batch: [ManifestEntry] = []
     var policy = FeederPolicy()
     var more = true
     var held: [ManifestEntry] = []
+    /// The batch being checked in its own task, handed over once the next one is read.
+    var checking: Task<[EntryRunner.Admission], Never>?
     while more {
       // Ended jobs are freed here, on the thread that made them (see `takeRetired`).
       _ = runner.state.takeRetired()
-      batch.removeAll(keepingCapacity: true)
+      var batch: [ManifestEntry] = []
+      batch.reserveCapacity(policy.batchSize)
       while batch.count < policy.batchSize {
         // Hand over what is ready before waiting for the next listing page.
         if !batch.isEmpty, source.waitsForPage { break }
@@ -178,9 +185,11 @@ public actor Scheduler {
         switch consume item {
         case .entry(let entry): batch.append(entry)
         case .ended(let entry, let error):
+          await admit(&checking, &handOver, &held, &policy)
           handOver.end(
             .init(outcome: Self.outcome(entry, error: error), sizeInManifest: entry.size != nil))
         case .skipped(var ending):
+          await admit(&checking, &handOver, &held, &policy)
           if runner.state.isCancelled {
             ending.outcome.status = .failed
             ending.outcome.error = Self.cancelledError
@@ -192,6 +201,7 @@ public actor Scheduler {
       guard !batch.isEmpty else { continue }
       policy.batchRead()
       if runner.state.isCancelled {
+        await admit(&checking, &handOver, &held, &policy)
         for entry in batch {
           handOver.end(
             .init(
@@ -200,23 +210,51 @@ public actor Scheduler {
         }
         continue
       }
-      let admissions = runner.admissions(for: batch, parallel: policy.parallel)
-      var skipped = 0
-      for admission in admissions {
-        switch admission {
-        case .ended(let ending):
-          skipped += 1
-          handOver.end(ending)
-        case .job(let job):
-          await handOver.submit(job)
-        case .held(let entry):
-          held.append(entry)
-        }
+      if policy.parallel {
+        let read = batch
+        let next = Task.detached { runner.admissions(for: read, parallel: true) }
+        await admit(&checking, &handOver, &held, &policy)
+        checking = next
+      } else {
+        await admit(&checking, &handOver, &held, &policy)
+        let admissions = runner.admissions(for: batch, parallel: false)
+        await hand(admissions, &handOver, &held, &policy)
       }
-      policy.admitted(skipped: skipped, of: admissions.count)
     }
+    await admit(&checking, &handOver, &held, &policy)
     await admitWhenLetGo(held, to: runner, handOver: &handOver)
     handOver.flush()
+  }
+
+  /// Hands over the batch `checking` checks, if any, once its checks are done.
+  private nonisolated func admit(
+    _ checking: inout Task<[EntryRunner.Admission], Never>?, _ handOver: inout HandOver,
+    _ held: inout [ManifestEntry], _ policy: inout FeederPolicy
+  ) async {
+    guard let task = checking else { return }
+    checking = nil
+    await hand(await task.value, &handOver, &held, &policy)
+  }
+
+  /// Hands a checked batch over: ended entries are recorded, jobs take their slots, entries
+  /// another run holds wait in `held`.
+  private nonisolated func hand(
+    _ admissions: [EntryRunner.Admission], _ handOver: inout HandOver,
+    _ held: inout [ManifestEntry], _ policy: inout FeederPolicy
+  ) async {
+    var skipped = 0
+    for admission in admissions {
+      switch admission {
+      case .ended(let ending):
+        skipped += 1
+        handOver.end(ending)
+      case .job(let job):
+        await handOver.submit(job)
+      case .held(let entry):
+        held.append(entry)
+      }
+    }
+    policy.admitted(skipped: skipped, of: admissions.count)
   }
 
   /// Checks the entries another haul process held (docs/behaviour.md, "Two runs, one
