@@ -28,13 +28,13 @@ struct EntryEventBatch {
   mutating func append(_ event: EventRecord) {
     last = event.id
     count += 1
-    bytes.append(contentsOf: String(event.id).utf8)
+    bytes.appendDecimal(event.id)
     bytes.append(UInt8(ascii: "\t"))
-    bytes.append(contentsOf: event.type.utf8)
+    bytes.appendUTF8(event.type)
     bytes.append(UInt8(ascii: "\t"))
     Self.appendTime(event.time, to: &bytes)
     bytes.append(UInt8(ascii: "\t"))
-    bytes.append(contentsOf: event.data.utf8)
+    bytes.appendUTF8(event.data)
     bytes.append(UInt8(ascii: "\n"))
   }
 
@@ -86,7 +86,7 @@ struct EntryEventBatch {
       return
     }
     let millis = Int64((time * 1000).rounded())
-    bytes.append(contentsOf: String(millis / 1000).utf8)
+    bytes.appendDecimal(millis / 1000)
     let fraction = Int(millis % 1000)
     bytes.append(UInt8(ascii: "."))
     bytes.append(UInt8(ascii: "0") + UInt8(fraction / 100))
