@@ -12,7 +12,7 @@
 /// - Errors: the sequence throws, and then ends, when the first connection fails (`.noDaemon`
 ///   when no daemon runs, `.api` for a wrong token) or the daemon later refuses the stream
 ///   with an error other than a 5xx.
-/// - Back-pressure: up to 1,024 events wait for a slow consumer; beyond that the stream stops
+/// - Back-pressure: about 1,024 events wait for a slow consumer; beyond that the stream stops
 ///   reading, and the daemon cuts it off and replays what it still holds on reconnection.
 /// - Cancellation: cancelling the consuming task ends the sequence (`next()` returns `nil`)
 ///   and closes the connection at once; so does dropping the iterator.
@@ -66,6 +66,14 @@ public struct DaemonEvents: AsyncSequence, Sendable {
       isolation actor: isolated (any Actor)?
     ) async throws(DaemonError) -> DaemonEvent? {
       try await subscription.storage.next().get()
+    }
+
+    /// Every event that has arrived and that `next()` has not handed out, at least one
+    /// (waiting for it), in order; `nil` once the consuming task is cancelled. A consumer
+    /// that writes each event somewhere takes them as they came, a chunk of the stream at a
+    /// time, rather than waking for each.
+    public mutating func nextBatch() async throws(DaemonError) -> [DaemonEvent]? {
+      try await subscription.storage.nextBatch().get()
     }
   }
 }

@@ -56,73 +56,114 @@ struct EventStreamParser {
 
   /// Parses `bytes`, calling `dispatch` with each event completed; stops early and returns
   /// `false` when `dispatch` does.
+  ///
+  /// Line ends are found with `memchr`, and a line that lies whole in `bytes` (nearly every
+  /// line of a local daemon's stream) is read where it lies: only a line split between two
+  /// chunks is copied, into `line`.
   mutating func feed(
     _ bytes: UnsafeRawBufferPointer, dispatch: (Event) -> Bool
   ) -> Bool {
-    var index = bytes.startIndex
-    if atStart, !bytes.isEmpty {
+    guard let base = bytes.baseAddress else { return true }
+    let count = bytes.count
+    var index = 0
+    if atStart, count > 0 {
       atStart = false
-      if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
+      if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
-    while index < bytes.endIndex {
-      let byte = bytes[index]
-      index += 1
-      if byte == 0x0A, afterCR {
+    while index < count {
+      if afterCR {
         afterCR = false
-        continue
+        if bytes[index] == 0x0A {
+          index += 1
+          continue
+        }
       }
-      afterCR = byte == 0x0D
-      if byte == 0x0A || byte == 0x0D {
-        if let event = endLine(), !dispatch(event) { return false }
-      } else if line.count < Self.maxLineBytes {
-        line.append(byte)
+      guard let end = Self.lineEnd(base + index, count - index).map({ index + $0 }) else {
+        hold(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+        return true
+      }
+      afterCR = bytes[end] == 0x0D
+      let piece = UnsafeRawBufferPointer(rebasing: bytes[index..<end])
+      index = end + 1
+      let event: Event?
+      if line.isEmpty, !lineTooLong {
+        event = endLine(piece, tooLong: piece.count > Self.maxLineBytes)
       } else {
-        lineTooLong = true
+        hold(piece)
+        let tooLong = lineTooLong
+        var held: [UInt8] = []
+        swap(&held, &line)
+        event = held.withUnsafeBytes { endLine($0, tooLong: tooLong) }
+        held.removeAll(keepingCapacity: true)
+        swap(&held, &line)
+        lineTooLong = false
       }
+      if let event, !dispatch(event) { return false }
     }
     return true
   }
 
-  /// Processes the line just ended; returns the event it completed, if any.
-  private mutating func endLine() -> Event? {
-    defer {
-      line.removeAll(keepingCapacity: true)
-      lineTooLong = false
-    }
+  /// The offset of the first CR or LF among `count` bytes at `start`, if any.
+  private static func lineEnd(_ start: UnsafeRawPointer, _ count: Int) -> Int? {
+    let lineFeed = memchr(start, 0x0A, count).map { start.distance(to: $0) }
+    let carriageReturn = memchr(start, 0x0D, lineFeed ?? count).map { start.distance(to: $0) }
+    return carriageReturn ?? lineFeed
+  }
+
+  /// Keeps the start of a line that goes on in the next chunk, up to `maxLineBytes`.
+  private mutating func hold(_ bytes: UnsafeRawBufferPointer) {
+    let room = Self.maxLineBytes - line.count
+    if bytes.count > room { lineTooLong = true }
+    line.append(contentsOf: bytes.prefix(max(room, 0)))
+  }
+
+  /// Processes one line, without its end; returns the event it completed, if any.
+  private mutating func endLine(_ line: UnsafeRawBufferPointer, tooLong: Bool) -> Event? {
     guard !line.isEmpty else { return dispatchEvent() }
-    guard !lineTooLong, line[0] != 0x3A else { return nil }
-    let field: ArraySlice<UInt8>
-    var value: ArraySlice<UInt8>
+    guard !tooLong, line[0] != 0x3A else { return nil }
+    let field: UnsafeRawBufferPointer
+    var value: UnsafeRawBufferPointer
     if let colon = line.firstIndex(of: 0x3A) {
-      field = line[..<colon]
-      value = line[(colon + 1)...]
-      if value.first == 0x20 { value = value.dropFirst() }
+      field = UnsafeRawBufferPointer(rebasing: line[..<colon])
+      value = UnsafeRawBufferPointer(rebasing: line[(colon + 1)...])
+      if value.first == 0x20 { value = UnsafeRawBufferPointer(rebasing: value.dropFirst()) }
     } else {
-      field = line[...]
-      value = []
+      field = line
+      value = UnsafeRawBufferPointer(start: nil, count: 0)
     }
-    switch String(decoding: field, as: UTF8.self) {
-    case "event":
+    if Self.field(field, is: "event") {
       type = String(decoding: value, as: UTF8.self)
-    case "data":
+    } else if Self.field(field, is: "data") {
       if hasData { data.append(0x0A) }
       data.append(contentsOf: value)
       hasData = true
-    case "id":
-      guard !value.contains(0) else { break }
-      id = Int64(String(decoding: value, as: UTF8.self))
+    } else if Self.field(field, is: "id") {
+      guard !value.contains(0) else { return nil }
+      id = Self.number(value)
       hasID = true
-    case "retry":
-      let text = String(decoding: value, as: UTF8.self)
-      if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-        let milliseconds = Int(text)
+    } else if Self.field(field, is: "retry") {
+      if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }),
+        let milliseconds = Int(String(decoding: value, as: UTF8.self))
       {
         retryMilliseconds = milliseconds
       }
-    default:
-      break
     }
     return nil
+  }
+
+  /// Whether a line's field name is `name`: its bytes compared, without making a string.
+  private static func field(_ field: UnsafeRawBufferPointer, is name: StaticString) -> Bool {
+    field.count == name.utf8CodeUnitCount
+      && memcmp(field.baseAddress!, name.utf8Start, field.count) == 0
+  }
+
+  /// The number `text` spells, as `Int64(String)` reads it; plain digits (every id the daemon
+  /// sends) without making a string.
+  private static func number(_ text: UnsafeRawBufferPointer) -> Int64? {
+    guard !text.isEmpty, text.count <= 18, text.allSatisfy({ (0x30...0x39).contains($0) }) else {
+      return Int64(String(decoding: text, as: UTF8.self))
+    }
+    return text.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
   }
 
   /// Ends the event at a blank line: dispatched when it has data.
@@ -131,7 +172,8 @@ struct EventStreamParser {
     if hasID, let id { lastEventID = id }
     guard hasData else { return nil }
     return Event(
-      id: hasID ? id : nil, type: type.isEmpty ? "message" : type, data: Data(data))
+      id: hasID ? id : nil, type: type.isEmpty ? "message" : type,
+      data: data.withUnsafeBytes { Data($0) })
   }
 
   private mutating func endEvent() {

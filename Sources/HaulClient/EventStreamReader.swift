@@ -76,12 +76,19 @@ final class EventStreamReader {
       control: storage.control)
     var sawAnswer = false
     var sawEvent = false
+    // The events of one chunk go to the storage together: one lock and at most one wake
+    // of the consumer per chunk, not per event.
+    var chunk: [DaemonEvent] = []
     call.streamBody = { [self] bytes in
       sawAnswer = true
-      return parser.feed(bytes) { event in
-        sawEvent = true
-        return storage.push(DaemonEvent(id: event.id, type: event.type, data: event.data))
+      _ = parser.feed(bytes) { event in
+        chunk.append(DaemonEvent(id: event.id, type: event.type, data: event.data))
+        return true
       }
+      guard !chunk.isEmpty else { return true }
+      sawEvent = true
+      defer { chunk.removeAll(keepingCapacity: true) }
+      return storage.push(chunk)
     }
     let result = call.perform()
     answered = sawAnswer

@@ -6,7 +6,8 @@ import Synchronization
 /// between the stream's thread (`EventStreamReader`, which `push`es) and the consumer's task
 /// (which awaits `next`).
 ///
-/// Back-pressure: at most `maxBufferedEvents` wait here. When the consumer falls that far
+/// Back-pressure: about `maxBufferedEvents` wait here (the reader queues a chunk of the
+/// stream's events at a time). When the consumer falls that far
 /// behind, `push` blocks the stream's thread, libcurl stops reading, and the daemon, seeing
 /// its reader too far behind (docs/service.md, "Events"), cuts the stream; the reader reconnects after the last
 /// event it queued, so the consumer misses nothing the daemon still holds (a `gap` event
@@ -15,8 +16,20 @@ import Synchronization
 /// Continuations and the semaphore are resumed and signalled after the lock is left, or
 /// while holding it only where that cannot block (`DispatchSemaphore.signal`).
 final class EventStreamStorage: Sendable {
-  /// The consumer waiting in `next`.
-  private typealias Waiter = CheckedContinuation<Result<DaemonEvent?, DaemonError>, Never>
+  /// The consumer waiting in `next` (for one event) or in `nextBatch` (for all there are).
+  private enum Waiter {
+    case one(CheckedContinuation<Result<DaemonEvent?, DaemonError>, Never>)
+    case batch(CheckedContinuation<Result<[DaemonEvent]?, DaemonError>, Never>)
+
+    /// Hands over events (at least one; `.one` takes the first), the end of the stream
+    /// (`nil`) or its failure.
+    func resume(_ result: Result<[DaemonEvent]?, DaemonError>) {
+      switch self {
+      case .one(let continuation): continuation.resume(returning: result.map { $0?.first })
+      case .batch(let continuation): continuation.resume(returning: result)
+      }
+    }
+  }
 
   private struct State {
     var events: [DaemonEvent] = []
@@ -34,27 +47,36 @@ final class EventStreamStorage: Sendable {
 
     var count: Int { events.count - head }
 
-    /// What the consumer gets now, or `nil` when it must wait. Sets `signalRoom` when a
-    /// blocked reader may go on.
-    mutating func take(signalRoom: inout Bool) -> Result<DaemonEvent?, DaemonError>? {
+    /// What the consumer gets now: up to `most` events, the end (`nil`) or the failure; or
+    /// `nil` when it must wait. Sets `signalRoom` when a blocked reader may go on.
+    mutating func take(
+      _ most: Int, signalRoom: inout Bool
+    ) -> Result<[DaemonEvent]?, DaemonError>? {
       if cancelled { return .success(nil) }
       if count > 0 {
-        let event = events[head]
-        head += 1
-        // Drop the events taken once they are half the array, so a queue that never
-        // empties does not grow.
-        if head == events.count {
-          events.removeAll(keepingCapacity: true)
-          head = 0
-        } else if head >= 256, head * 2 >= events.count {
-          events.removeFirst(head)
-          head = 0
+        let taken: [DaemonEvent]
+        if head == 0, most >= events.count {
+          taken = events
+          events = []
+        } else {
+          let end = head + min(most, count)
+          taken = Array(events[head..<end])
+          head = end
+          // Drop the events taken once they are half the array, so a queue that never
+          // empties does not grow.
+          if head == events.count {
+            events.removeAll(keepingCapacity: true)
+            head = 0
+          } else if head >= 256, head * 2 >= events.count {
+            events.removeFirst(head)
+            head = 0
+          }
         }
         if producerWaits {
           producerWaits = false
           signalRoom = true
         }
-        return .success(event)
+        return .success(taken)
       }
       guard finished else { return nil }
       defer { failure = nil }
@@ -94,21 +116,45 @@ final class EventStreamStorage: Sendable {
     startReader()
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        var signalRoom = false
-        let ready = state.withLock { state in
-          let ready = state.take(signalRoom: &signalRoom)
-          if ready == nil {
-            precondition(state.waiter == nil, "two tasks iterate one DaemonEvents iterator")
-            state.waiter = continuation
-          }
-          return ready
-        }
-        if signalRoom { room.signal() }
-        if let ready { continuation.resume(returning: ready) }
+        wait(for: 1, as: .one(continuation))
       }
     } onCancel: {
       cancel()
     }
+  }
+
+  /// Every event that has arrived and not been taken, at least one (waiting for it), or as
+  /// `next()` the failure or `nil`: a consumer that writes events somewhere takes them a
+  /// chunk of the stream at a time, not one by one.
+  func nextBatch() async -> Result<[DaemonEvent]?, DaemonError> {
+    if Task.isCancelled {
+      cancel()
+      return .success(nil)
+    }
+    startReader()
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        wait(for: .max, as: .batch(continuation))
+      }
+    } onCancel: {
+      cancel()
+    }
+  }
+
+  /// Resumes `waiter` with up to `most` events if there are some (or the end), else makes it
+  /// the waiting consumer.
+  private func wait(for most: Int, as waiter: Waiter) {
+    var signalRoom = false
+    let ready = state.withLock { state in
+      let ready = state.take(most, signalRoom: &signalRoom)
+      if ready == nil {
+        precondition(state.waiter == nil, "two tasks iterate one DaemonEvents iterator")
+        state.waiter = waiter
+      }
+      return ready
+    }
+    if signalRoom { room.signal() }
+    if let ready { waiter.resume(ready) }
   }
 
   /// Ends the stream: the waiting consumer gets `nil`, buffered events are dropped, the
@@ -126,13 +172,15 @@ final class EventStreamStorage: Sendable {
       defer { state.waiter = nil }
       return state.waiter
     }
-    waiter?.resume(returning: .success(nil))
+    waiter?.resume(.success(nil))
     control.cancel()
   }
 
-  /// Hands `event` to the consumer, or queues it; blocks the calling thread (the reader's)
-  /// while the queue is full. Returns `false` once the stream is cancelled.
-  func push(_ event: DaemonEvent) -> Bool {
+  /// Hands `events` (one chunk of the stream's) to the consumer, or queues them; blocks the
+  /// calling thread (the reader's) while `maxBufferedEvents` are queued, so the queue holds
+  /// at most that many and one chunk's more. Returns `false` once the stream is cancelled.
+  func push(_ events: [DaemonEvent]) -> Bool {
+    guard !events.isEmpty else { return true }
     while true {
       enum Outcome {
         case handed(Waiter)
@@ -141,11 +189,13 @@ final class EventStreamStorage: Sendable {
       let outcome = state.withLock { state -> Outcome in
         if state.cancelled { return .cancelled }
         if let waiter = state.waiter {
+          // A consumer waits only on an empty queue.
           state.waiter = nil
+          if case .one = waiter { state.events.append(contentsOf: events.dropFirst()) }
           return .handed(waiter)
         }
         if state.count < Self.maxBufferedEvents {
-          state.events.append(event)
+          state.events.append(contentsOf: events)
           return .queued
         }
         state.producerWaits = true
@@ -153,7 +203,7 @@ final class EventStreamStorage: Sendable {
       }
       switch outcome {
       case .handed(let waiter):
-        waiter.resume(returning: .success(event))
+        waiter.resume(.success(events))
         return true
       case .queued:
         return true
@@ -176,7 +226,7 @@ final class EventStreamStorage: Sendable {
       state.failure = nil
       return waiter
     }
-    waiter?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+    waiter?.resume(failure.map { .failure($0) } ?? .success(nil))
   }
 
   /// Starts the reader's thread, once.

@@ -40,4 +40,18 @@ struct EntryEventBatchTests {
     #expect(read.map(\.time) == [1_765_123_200.123, 1_765_123_201, 0.05])
     #expect(read.map(\.data) == ["{\"line\":10}", "{\"line\":11}", "{\"line\":12}"])
   }
+
+  @Test func a_page_of_a_batch_is_the_events_after_an_id_up_to_a_limit() throws {
+    var batch = EntryEventBatch(event(20, "entry-started"))
+    for id in Int64(21)...29 { batch.append(event(id, "entry-done")) }
+    let page = try #require(
+      EntryEventBatch.events(job: "j1", text: batch.text, after: 23, limit: 4))
+    #expect(page.map(\.id) == [24, 25, 26, 27])
+    #expect(page.map(\.type) == ["entry-done", "entry-done", "entry-done", "entry-done"])
+    #expect(page.allSatisfy { $0.job == "j1" && $0.data == "{\"line\":\($0.id)}" })
+    #expect(EntryEventBatch.events(job: "j1", text: batch.text, after: 29)?.isEmpty == true)
+    // A line this type did not write makes the batch unreadable.
+    #expect(EntryEventBatch.events(job: "j1", text: "1\tentry-done\t1.000\n") == nil)
+    #expect(EntryEventBatch.events(job: "j1", text: "x\tentry-done\t1.000\t{}\n") == nil)
+  }
 }

@@ -553,6 +553,24 @@ struct HTTPStreamBufferTests {
     #expect(buffer.phase == .ended(.finished))
   }
 
+  @Test func reads_cross_the_writes_in_order_however_many_they_are() {
+    var buffer = HTTPStreamBuffer(limit: 1 << 20)
+    var written: [UInt8] = []
+    for index in 0..<500 {
+      let chunk = [UInt8](repeating: UInt8(index % 251), count: index % 7)
+      written += chunk
+      #expect(buffer.append(chunk) == .accepted)
+    }
+    var read: [UInt8] = []
+    while true {
+      let (outcome, bytes) = self.read(&buffer, 13)
+      guard case .bytes = outcome else { break }
+      read += bytes
+    }
+    #expect(read == written)
+    #expect(buffer.count == 0)
+  }
+
   @Test func an_open_empty_buffer_waits_until_it_ends() {
     var buffer = HTTPStreamBuffer(limit: 8)
     #expect(read(&buffer, 5).outcome == .empty)

@@ -42,13 +42,17 @@ final class Aria2Notifier: Sendable {
   }
 
   /// Sends the notifications `events` make to every connection; a connection that cannot
-  /// take them (cut off, or closing) is dropped.
+  /// take them (cut off, or closing) is dropped. Each notification is encoded and framed
+  /// once, and a connection gets all of a commit's frames in one write.
   func publish(_ events: [EventRecord]) {
     state.withLock { state in
-      let messages = Self.notifications(for: events, running: &state.running).map(Self.encode)
-      guard !messages.isEmpty else { return }
+      var frames: [UInt8] = []
+      for notification in Self.notifications(for: events, running: &state.running) {
+        frames += WebSocketFrame(opcode: .text, payload: Self.encode(notification)).encoded()
+      }
+      guard !frames.isEmpty else { return }
       state.connections = state.connections.filter { _, connection in
-        messages.allSatisfy { connection.send(text: $0) }
+        connection.send(frames: frames)
       }
     }
   }

@@ -157,13 +157,13 @@ extension Daemon {
   /// One event as Server-Sent Events lines.
   static func appendSSE(_ event: EventRecord, to bytes: inout [UInt8]) {
     // Field by field into the bytes, without an interpolated string per event.
-    bytes.append(contentsOf: "id: ".utf8)
-    bytes.append(contentsOf: String(event.id).utf8)
-    bytes.append(contentsOf: "\nevent: ".utf8)
-    bytes.append(contentsOf: event.type.utf8)
-    bytes.append(contentsOf: "\ndata: ".utf8)
-    bytes.append(contentsOf: event.data.utf8)
-    bytes.append(contentsOf: "\n\n".utf8)
+    bytes.appendUTF8("id: ")
+    bytes.appendDecimal(event.id)
+    bytes.appendUTF8("\nevent: ")
+    bytes.appendUTF8(event.type)
+    bytes.appendUTF8("\ndata: ")
+    bytes.appendUTF8(event.data)
+    bytes.appendUTF8("\n\n")
   }
 
   /// A line on standard error, which systemd's journal keeps; never a secret.

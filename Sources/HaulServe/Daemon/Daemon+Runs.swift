@@ -55,11 +55,9 @@ extension Daemon {
   private func handle(_ event: TransferEvent, of job: String) {
     switch event {
     case .started(let entry):
-      var data = JSONObject()
-      data.add("job", job)
-      data.add("line", entry.line)
-      data.add("path", entry.path)
-      enqueueEvent("entry-started", job: job, json: data.json)
+      enqueueEvent(
+        "entry-started", job: job,
+        json: EntryEventJSON.started(job: job, line: entry.line, path: entry.path))
     case .finished(let outcome):
       // A transfer stopped with its run has not ended: the next run carries it on.
       if outcome.status == .failed, outcome.error?.code == .cancelled { return }
@@ -68,34 +66,34 @@ extension Daemon {
         status: EntryRecord.Status(rawValue: outcome.status.rawValue)!,
         code: outcome.error?.code.rawValue,
         bytes: outcome.bytes, report: ReportJSON.transfer(outcome))
-      var data = JSONObject()
-      data.add("job", job)
-      data.add("line", outcome.line)
-      data.add("path", outcome.path)
       let type: String
+      let json: String
       switch outcome.status {
       case .ok, .skipped:
         type = "entry-done"
-        data.add("status", outcome.status.rawValue)
-        data.add("bytes", outcome.bytes)
+        json = EntryEventJSON.done(
+          job: job, line: outcome.line, path: outcome.path, status: outcome.status.rawValue,
+          bytes: outcome.bytes)
       case .failed:
         type = "entry-failed"
-        data.add("code", outcome.error?.code.rawValue ?? "io")
-        data.add("message", outcome.error?.message ?? "")
+        json = EntryEventJSON.failed(
+          job: job, line: outcome.line, path: outcome.path,
+          code: outcome.error?.code.rawValue ?? "io", message: outcome.error?.message ?? "")
       }
-      let json = data.json
       let time = Daemon.now
       pending.withLock { pending in
         pending.outcomes.append(record)
         pending.events.append(
           EventRecord(id: pending.nextEventID, type: type, job: job, data: json, time: time))
         pending.nextEventID += 1
+        // One lookup of the job's counts, not one per field.
+        guard let index = pending.counts.index(forKey: job) else { return }
         switch outcome.status {
-        case .ok: pending.counts[job]?.succeeded += 1
-        case .skipped: pending.counts[job]?.skipped += 1
-        case .failed: pending.counts[job]?.failed += 1
+        case .ok: pending.counts.values[index].succeeded += 1
+        case .skipped: pending.counts.values[index].skipped += 1
+        case .failed: pending.counts.values[index].failed += 1
         }
-        pending.counts[job]?.bytes += outcome.bytes
+        pending.counts.values[index].bytes += outcome.bytes
       }
     case .progress(let snapshot):
       core.withLock { core in core.live[job]?.record(snapshot, at: Daemon.now) }

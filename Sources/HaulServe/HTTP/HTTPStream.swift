@@ -94,6 +94,13 @@ public final class HTTPStream: Sendable {
   ///   passed `limit`, in which case the stream is cut off (`EndReason.cutOff`).
   @discardableResult
   public func write(_ bytes: some Collection<UInt8>) -> Bool {
+    write(Array(bytes))
+  }
+
+  /// Appends bytes to the body, without waiting; see `write(_:)`. The array is held as it
+  /// is, not copied: bytes written to many streams (an event to every reader) are shared.
+  @discardableResult
+  public func write(_ bytes: [UInt8]) -> Bool {
     let (accepted, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
       switch state.buffer.append(bytes) {
       case .accepted:

@@ -39,24 +39,32 @@ struct HTTPStreamBuffer {
   /// reader that falls this far behind costs no more memory.
   let limit: Int
   private(set) var phase = Phase.open
-  /// Held bytes are `bytes[start...]`: reading advances `start` instead of moving what
-  /// remains, and the array is compacted once the read part dominates.
-  private var bytes: [UInt8] = []
-  private var start = 0
+  /// The writes held, in order, as the writer gave them: an array written to many streams
+  /// (a commit's events to every reader) is shared by them, not copied into each. Held
+  /// bytes are `chunks[head...]`, less the first `offset` bytes of `chunks[head]`.
+  private var chunks: [[UInt8]] = []
+  private var head = 0
+  private var offset = 0
+  /// The bytes held: written and not yet handed over.
+  private(set) var count = 0
 
   init(limit: Int) { self.limit = limit }
 
-  /// The bytes held: written and not yet handed over.
-  var count: Int { bytes.count - start }
-
-  mutating func append(_ new: some Collection<UInt8>) -> AppendOutcome {
+  /// Holds `new`; an array is kept as it is (shared with the writer's other streams).
+  mutating func append(_ new: [UInt8]) -> AppendOutcome {
     guard phase == .open else { return .refused }
     guard new.count <= limit - count else {
       _ = end(.cutOff)
       return .cutOff
     }
-    bytes.append(contentsOf: new)
+    guard !new.isEmpty else { return .accepted }
+    chunks.append(new)
+    count += new.count
     return .accepted
+  }
+
+  mutating func append(_ new: some Collection<UInt8>) -> AppendOutcome {
+    append(Array(new))
   }
 
   /// The writer is done: once what is held has been handed over, the body ends.
@@ -68,8 +76,10 @@ struct HTTPStreamBuffer {
   mutating func end(_ reason: HTTPStream.EndReason) -> Bool {
     if case .ended = phase { return false }
     phase = .ended(reason)
-    bytes = []
-    start = 0
+    chunks = []
+    head = 0
+    offset = 0
+    count = 0
     return true
   }
 
@@ -81,23 +91,30 @@ struct HTTPStreamBuffer {
       _ = end(.finished)
       return .finished
     }
-    let n = min(count, destination.count)
-    bytes.withUnsafeBytes { held in
-      destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: held[start..<start + n]))
+    var copied = 0
+    while copied < destination.count, head < chunks.count {
+      let taken = chunks[head].withUnsafeBytes { chunk in
+        let n = min(chunk.count - offset, destination.count - copied)
+        UnsafeMutableRawBufferPointer(rebasing: destination[copied..<copied + n]).copyMemory(
+          from: UnsafeRawBufferPointer(rebasing: chunk[offset..<offset + n]))
+        return n
+      }
+      copied += taken
+      offset += taken
+      if offset == chunks[head].count {
+        head += 1
+        offset = 0
+      }
     }
-    start += n
-    if start == bytes.count {
-      // Keeps a small array's storage for the next writes; gives a large one back.
-      bytes.removeAll(keepingCapacity: bytes.capacity <= Self.keptCapacity)
-      start = 0
-    } else if start > Self.keptCapacity && start > bytes.count / 2 {
-      bytes.removeSubrange(0..<start)
-      start = 0
+    count -= copied
+    if head == chunks.count {
+      chunks.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 64, head * 2 >= chunks.count {
+      // The chunks handed over are dropped once they are most of the array.
+      chunks.removeFirst(head)
+      head = 0
     }
-    return .bytes(n)
+    return .bytes(copied)
   }
-
-  /// The storage an emptied buffer keeps, and how far reading runs ahead before the array
-  /// is compacted: the array never holds more than twice the bytes held, or this much more.
-  private static let keptCapacity = 64 * 1024
 }

@@ -17,6 +17,10 @@ import Synchronization
 /// wake-up pipe (immutable descriptors) and an atomic flag.
 final class HTTPStreamWatcher: Sendable {
   private let wakePipe: WakePipe
+  /// A refresh is asked for and the thread has not yet asked for the sockets again: later
+  /// refreshes need not write to the pipe. When many streams are put aside at once (every
+  /// reader after a commit), the thread wakes once for them, not once each.
+  private let refreshPending = Atomic<Bool>(false)
   private let started = Atomic<Bool>(false)
   private let stopping = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
@@ -44,6 +48,7 @@ final class HTTPStreamWatcher: Sendable {
 
   /// Makes the thread ask for the sockets again (a stream was put aside).
   func refresh() {
+    guard !refreshPending.exchange(true, ordering: .sequentiallyConsistent) else { return }
     wakePipe.wake()
   }
 
@@ -51,7 +56,7 @@ final class HTTPStreamWatcher: Sendable {
   func stop() {
     guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
     if started.load(ordering: .sequentiallyConsistent) {
-      refresh()
+      wakePipe.wake()
       finished.wait()
     }
     wakePipe.close()
@@ -62,6 +67,9 @@ final class HTTPStreamWatcher: Sendable {
     while !stopping.load(ordering: .sequentiallyConsistent) {
       polled.removeAll(keepingCapacity: true)
       polled.append(pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0))
+      // Cleared before the sockets are asked for: a stream put aside after this point
+      // writes to the pipe again, so the poll below returns for it.
+      refreshPending.store(false, ordering: .sequentiallyConsistent)
       for socket in sockets() {
         polled.append(pollfd(fd: socket, events: WakePipe.peerHangUp, revents: 0))
       }

@@ -86,6 +86,14 @@ public final class WebSocketConnection: Sendable {
     queue(WebSocketFrame(opcode: .text, payload: text).encoded())
   }
 
+  /// Sends whole frames already encoded (`WebSocketFrame.encoded()`, one after another),
+  /// without waiting: a message for many connections is framed once, and several go out
+  /// in one write. The limit and the return value are `send(text:)`'s, for all of them.
+  @discardableResult
+  func send(frames: [UInt8]) -> Bool {
+    queue(frames)
+  }
+
   /// Closes the connection with `normal` once what was sent before has gone out.
   public func close() {
     let queued = state.withLock { state -> Bool in

@@ -28,13 +28,13 @@ struct EntryEventBatch {
   mutating func append(_ event: EventRecord) {
     last = event.id
     count += 1
-    bytes.append(contentsOf: String(event.id).utf8)
+    bytes.appendDecimal(event.id)
     bytes.append(UInt8(ascii: "\t"))
-    bytes.append(contentsOf: event.type.utf8)
+    bytes.appendUTF8(event.type)
     bytes.append(UInt8(ascii: "\t"))
     Self.appendTime(event.time, to: &bytes)
     bytes.append(UInt8(ascii: "\t"))
-    bytes.append(contentsOf: event.data.utf8)
+    bytes.appendUTF8(event.data)
     bytes.append(UInt8(ascii: "\n"))
   }
 
@@ -86,7 +86,7 @@ struct EntryEventBatch {
       return
     }
     let millis = Int64((time * 1000).rounded())
-    bytes.append(contentsOf: String(millis / 1000).utf8)
+    bytes.appendDecimal(millis / 1000)
     let fraction = Int(millis % 1000)
     bytes.append(UInt8(ascii: "."))
     bytes.append(UInt8(ascii: "0") + UInt8(fraction / 100))
@@ -94,18 +94,38 @@ struct EntryEventBatch {
     bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
   }
 
-  /// The events of a batch's text, `nil` when a line is not one this type wrote.
-  static func events(job: String?, text: String) -> [EventRecord]? {
+  /// The events of a batch's text after the event `after`, at most `limit` of them; `nil`
+  /// when a line is not one this type wrote.
+  ///
+  /// Read as bytes, and a line's id first: a replay that pages through a batch of thousands
+  /// of events makes records of the page's events only.
+  static func events(
+    job: String?, text: String, after: Int64 = .min, limit: Int = .max
+  ) -> [EventRecord]? {
     var events: [EventRecord] = []
-    for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-      let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
-      guard fields.count == 4, let id = Int64(fields[0]), let time = Double(fields[2]) else {
-        return nil
+    var text = text
+    let complete = text.withUTF8 { bytes -> Bool in
+      var rest = UnsafeRawBufferPointer(bytes)
+      while !rest.isEmpty, events.count < limit {
+        let end = rest.firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+        let line = UnsafeRawBufferPointer(rebasing: rest[..<end])
+        rest = UnsafeRawBufferPointer(rebasing: rest[min(end + 1, rest.endIndex)...])
+        guard !line.isEmpty else { continue }
+        guard let idEnd = line.firstIndex(of: UInt8(ascii: "\t")),
+          let id = Int64(String(decoding: line[..<idEnd], as: UTF8.self))
+        else { return false }
+        let fields = line[(idEnd + 1)...].split(
+          separator: UInt8(ascii: "\t"), maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3 else { return false }
+        guard id > after else { continue }
+        guard let time = Double(String(decoding: fields[1], as: UTF8.self)) else { return false }
+        events.append(
+          EventRecord(
+            id: id, type: String(decoding: fields[0], as: UTF8.self), job: job,
+            data: String(decoding: fields[2], as: UTF8.self), time: time))
       }
-      events.append(
-        EventRecord(id: id, type: String(fields[1]), job: job, data: String(fields[3]), time: time)
-      )
+      return true
     }
-    return events
+    return complete ? events : nil
   }
 }

@@ -161,11 +161,12 @@ extension Journal {
           let first = statement.int64(at: 0)
           guard
             let batch = EntryEventBatch.events(
-              job: statement.optionalString(at: 3), text: statement.string(at: 4))
+              job: statement.optionalString(at: 3), text: statement.string(at: 4), after: id,
+              limit: limit - events.count)
           else {
             throw JournalError(.unreadable, "the entry events from \(first) cannot be read")
           }
-          events += batch.lazy.filter { $0.id > id }
+          events += batch
         }
         return events
       }

@@ -22,11 +22,11 @@ struct OutcomeBatch {
   /// Adds `outcome`, of the batch's job, after the others.
   mutating func append(_ outcome: EntryRecord) {
     count += 1
-    bytes.append(contentsOf: String(outcome.line).utf8)
+    bytes.appendDecimal(outcome.line)
     bytes.append(Self.tab)
-    bytes.append(contentsOf: outcome.status.rawValue.utf8)
+    bytes.appendUTF8(outcome.status.rawValue)
     bytes.append(Self.tab)
-    bytes.append(contentsOf: String(outcome.bytes).utf8)
+    bytes.appendDecimal(outcome.bytes)
     bytes.append(Self.tab)
     if let code = outcome.code { Self.appendEscaped(code, to: &bytes) }
     bytes.append(Self.tab)

@@ -16,6 +16,12 @@ enum Console {
     writeAll(STDOUT_FILENO, text)
   }
 
+  /// Writes `bytes` to standard output; false when it could not (a closed pipe, say).
+  @discardableResult
+  static func output(_ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
+  }
+
   /// Whether standard error is a terminal (the live progress display's condition).
   static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }

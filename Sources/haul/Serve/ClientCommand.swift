@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HaulClient
+import HaulCore
 import HaulHF
 
 /// The client commands of the background service: `add`, `jobs`, `status`, `pause`,
@@ -187,18 +188,16 @@ struct ClientCommand {
     // The stream reconnects by itself; a daemon that is not there at all ends it.
     _ = try await call { () async throws(DaemonError) in try await client.stats() }
     do throws(DaemonError) {
-      // Lines are written together while more events wait, one write for them all; none
-      // waits for the next event's arrival.
+      // The events that arrived together are written with one write, and no write waits
+      // for a later event's arrival.
       var iterator = client.events(since: since).makeAsyncIterator()
-      var lines = ""
-      while let event = try await iterator.next() {
-        lines += "{"
-        if let id = event.id { lines += "\"id\": \(id), " }
-        lines += "\"event\": \"\(event.type)\", \"data\": "
-        lines += String(decoding: event.data, as: UTF8.self) + "}\n"
-        if iterator.buffered == 0 || lines.utf8.count >= 1 << 16 {
+      var lines: [UInt8] = []
+      lines.reserveCapacity(1 << 16)
+      while let batch = try await iterator.nextBatch() {
+        for event in batch { Self.appendLine(event, to: &lines) }
+        if iterator.buffered == 0 || lines.count >= 1 << 16 {
           guard Console.output(lines) else { return .ok }
-          lines = ""
+          lines.removeAll(keepingCapacity: true)
         }
       }
       if !lines.isEmpty { _ = Console.output(lines) }
@@ -206,6 +205,38 @@ struct ClientCommand {
       throw ClientFailure(error)
     }
     return .ok
+  }
+
+  /// One event as `haul events` prints it: `{"id": N, "event": "TYPE", "data": DATA}` and a
+  /// line feed (no `id` for a `progress` sample), the data as the daemon sent it.
+  static func appendLine(_ event: DaemonEvent, to lines: inout [UInt8]) {
+    if let id = event.id {
+      append("{\"id\": ", to: &lines)
+      appendDecimal(id, to: &lines)
+      append(", \"event\": ", to: &lines)
+    } else {
+      append("{\"event\": ", to: &lines)
+    }
+    JSONObject.appendQuoted(event.type, to: &lines)
+    append(", \"data\": ", to: &lines)
+    event.data.withUnsafeBytes { lines.append(contentsOf: $0) }
+    append("}\n", to: &lines)
+  }
+
+  private static func append(_ text: StaticString, to lines: inout [UInt8]) {
+    text.withUTF8Buffer { lines.append(contentsOf: $0) }
+  }
+
+  /// `value`'s decimal digits, without making a string.
+  private static func appendDecimal(_ value: Int64, to lines: inout [UInt8]) {
+    guard value > 0 else { return lines.append(contentsOf: String(value).utf8) }
+    var rest = UInt64(value)
+    let start = lines.count
+    while rest > 0 {
+      lines.append(UInt8(ascii: "0") + UInt8(rest % 10))
+      rest /= 10
+    }
+    lines[start...].reverse()
   }
 
   private func ids() throws(ClientFailure) -> [String] {
