@@ -109,33 +109,28 @@ final class EventStreamStorage: Sendable {
   /// The next event, the reader's failure, or `nil` once the stream ended or the awaiting
   /// task was cancelled (which ends the stream for good). Starts the reader on first use.
   func next() async -> Result<DaemonEvent?, DaemonError> {
-    if Task.isCancelled {
-      cancel()
-      return .success(nil)
-    }
-    startReader()
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        wait(for: 1, as: .one(continuation))
-      }
-    } onCancel: {
-      cancel()
-    }
+    await take { wait(for: 1, as: .one($0)) }
   }
 
   /// Every event that has arrived and not been taken, at least one (waiting for it), or as
   /// `next()` the failure or `nil`: a consumer that writes events somewhere takes them a
   /// chunk of the stream at a time, not one by one.
   func nextBatch() async -> Result<[DaemonEvent]?, DaemonError> {
+    await take { wait(for: .max, as: .batch($0)) }
+  }
+
+  /// Starts the reader on first use and waits as `waiting` says; `nil` at once, and the
+  /// stream ended, when the task is cancelled before or while it waits.
+  private func take<Value>(
+    _ waiting: (CheckedContinuation<Result<Value?, DaemonError>, Never>) -> Void
+  ) async -> Result<Value?, DaemonError> {
     if Task.isCancelled {
       cancel()
       return .success(nil)
     }
     startReader()
     return await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        wait(for: .max, as: .batch(continuation))
-      }
+      await withCheckedContinuation { waiting($0) }
     } onCancel: {
       cancel()
     }
