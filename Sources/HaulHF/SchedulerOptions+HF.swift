@@ -3,17 +3,18 @@ import HaulCore
 
 extension SchedulerOptions {
   /// Adds the Hugging Face Hub at `endpoint` to the run: `hf://` folders are listed from
-  /// its tree API (before the web's folders: add it before `addWebFolders()`), `token`
-  /// goes to its origin only, after the run's own interceptor when that adapts at once
-  /// (an `--auth-command`'s token takes the Hub's place), and a 401 or 403 of the Hub says
-  /// which repository and token. With `cache`, folders land in the Hub cache's layout
-  /// (`HFCacheLayout`). With `segmentsByDefault` (the run gave no `--segments`), the Hub's
-  /// large files come down in ranges (`HFSegmentDefaults`), beside any other server's
-  /// default already set.
+  /// its tree API and single files asked of it with a `HEAD` (before the web's folders: add
+  /// it before `addWebFolders()`), `token` goes to its origin only, after the run's own
+  /// interceptor when that adapts at once (an `--auth-command`'s token takes the Hub's
+  /// place), and a 401 or 403 of the Hub says which repository and token. With `cache`,
+  /// folders and files land in the Hub cache's layout (`HFCacheLayout`). With
+  /// `segmentsByDefault` (the run gave no `--segments`), the Hub's large files come down in
+  /// ranges (`HFSegmentDefaults`), beside any other server's default already set.
   package mutating func addHuggingFace(
     endpoint: HFEndpoint, token: HFToken?, cache: Bool = false, segmentsByDefault: Bool = false
   ) {
     folderListers.append(HFTreeLister(endpoint: endpoint, cache: cache))
+    folderListers.append(HFFileLister(endpoint: endpoint, cache: cache))
     refusals = HFRefusals(endpoint: endpoint, token: token)
     if segmentsByDefault {
       segmentDefaults = HFSegmentDefaults(endpoint: endpoint, others: segmentDefaults)

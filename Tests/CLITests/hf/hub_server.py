@@ -13,13 +13,18 @@ http://127.0.0.1:H" to its standard error, and serves:
 - GET /api/.../tree/REV[/PATH]?recursive=true[&cursor=N]: the files and folders below PATH,
   PAGE of them a page, the next page named by `Link: <URL>; rel="next"`.
 - GET|HEAD /[datasets/]ORG/NAME/resolve/REV/PATH: a small file's bytes (ETag: its git blob
-  id), or for an LFS file a 302 to the storage host's signed URL (X-Linked-Etag,
-  X-Linked-Size: the Hub's own headers), as the Hub answers.
+  id, X-Repo-Commit: the commit REV names), or for an LFS file a 302 to the storage host's
+  signed URL, as the Hub answers it: X-Repo-Commit, X-Linked-Etag (the SHA-256) and
+  X-Linked-Size name the file, while the 302's own ETag (the LFS pointer's git blob id) and
+  Content-Length (of its "Found." body) do not, so that a client must read the Hub's own
+  fields (`huggingface_hub`'s `get_hf_file_metadata` does).
 - The storage host, GET|HEAD /blobs/SHA256?sig=...: the bytes, ranges too. It REFUSES any
   request that carries an Authorization header (403) and logs it to DIR/storage-auth.log:
   the Hub token must never leave the Hub.
 
-The Hub answers below /mirror too, as a mirror whose HF_ENDPOINT has a path.
+The Hub answers below /mirror too, as a mirror whose HF_ENDPOINT has a path. org/old-model
+is org/model renamed: its resolve URLs answer 307 with a relative Location naming
+org/model, as the Hub redirects a renamed repository (a client follows it on the Hub).
 
 Repositories: org/model and datasets/org/data are public; org/private answers 401
 RepoNotFound without the token TOKEN; org/gated lists publicly but refuses its files, 401
@@ -48,6 +53,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOKEN = "hf_test_token_0123456789"
 PAGE = 3
+RENAMED = {"org/old-model": "org/model"}
 GATED_MESSAGE = (
     "Access to model org/gated is restricted. You must have access to it and be "
     "authenticated to access it. Please log in."
@@ -334,6 +340,10 @@ class Handler(BaseHTTPRequestHandler):
         if segments[:1] == ["mirror"]:
             segments = segments[1:]  # the same Hub below a path: HF_ENDPOINT=.../mirror
         api = segments[:1] == ["api"]
+        renamed = RENAMED.get("/".join(segments[:2]))
+        if not api and renamed and segments[2:3] == ["resolve"]:
+            location = url.path.replace("/".join(segments[:2]), renamed, 1)
+            return self.send(307, b"", {"Location": location}, head)
         repo, rest = self.find(segments[1:] if api else segments)
         if repo is None:
             return self.refuse(401, "RepoNotFound", "Repository not found", head)
@@ -380,12 +390,15 @@ class Handler(BaseHTTPRequestHandler):
             headers = {"X-Repo-Commit": commit, "Accept-Ranges": "bytes"}
             if path in repo.lfs:
                 sha = repo.lfs_sha256(path)
+                item = repo.item(path)
+                location = repo.storage_url(sha, self.state.storage_port)
                 headers.update({
-                    "ETag": '"%s"' % sha, "X-Linked-Etag": '"%s"' % sha,
-                    "X-Linked-Size": str(repo.item(path)["size"]),
-                    "Location": repo.storage_url(sha, self.state.storage_port),
+                    "ETag": '"%s"' % item["oid"], "X-Linked-Etag": '"%s"' % sha,
+                    "X-Linked-Size": str(item["size"]), "Location": location,
+                    "Content-Type": "text/plain; charset=utf-8",
                 })
-                return self.send(302, b"", headers, head)
+                return self.send(302, ("Found. Redirecting to " + location).encode(), headers,
+                                 head)
             headers["ETag"] = '"%s"' % repo.etag(path)
             return self.send_bytes(repo.served(path), headers, head)
         return self.refuse(404, "EntryNotFound", "Not found", head)
