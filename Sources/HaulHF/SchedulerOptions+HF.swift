@@ -9,13 +9,20 @@ extension SchedulerOptions {
   /// place), and a 401 or 403 of the Hub says which repository and token. With `cache`,
   /// folders and files land in the Hub cache's layout (`HFCacheLayout`). With
   /// `segmentsByDefault` (the run gave no `--segments`), the Hub's large files come down in
-  /// ranges (`HFSegmentDefaults`), beside any other server's default already set.
+  /// ranges (`HFSegmentDefaults`), beside any other server's default already set. With
+  /// `perHostByDefault` (the run gave no `--per-host`), the Hub's origin has more transfers
+  /// in flight than other hosts (`HFHostLimits`): the transport must allow
+  /// `HFHostLimits.perHost` connections to one host.
   package mutating func addHuggingFace(
-    endpoint: HFEndpoint, token: HFToken?, cache: Bool = false, segmentsByDefault: Bool = false
+    endpoint: HFEndpoint, token: HFToken?, cache: Bool = false, segmentsByDefault: Bool = false,
+    perHostByDefault: Bool = false
   ) {
     folderListers.append(HFTreeLister(endpoint: endpoint, cache: cache))
     folderListers.append(HFFileLister(endpoint: endpoint, cache: cache))
     refusals = HFRefusals(endpoint: endpoint, token: token)
+    if perHostByDefault {
+      hostLimits = HFHostLimits(endpoint: endpoint, others: hostLimits)
+    }
     if segmentsByDefault {
       segmentDefaults = HFSegmentDefaults(endpoint: endpoint, others: segmentDefaults)
     }
