@@ -1,10 +1,11 @@
 """hf-model (issue 43): a model repository, one large file and a few small ones, behind the
 Hub test server (Tests/CLITests/hf/hub_server.py answers the API and redirects each LFS
 file's resolve URL) with the LFS files on a storage origin of their own, nginx throttled per
-connection as the Hub's CDN is (HF_RATE). haul with its defaults against huggingface_hub's
-snapshot_download with and without hf_transfer and aria2c -x8 -s8 on the resolve URLs, and
-haul with --per-host 16 beside them; every file of every tool is checked against the
-repository's SHA-256 after its run (check), untimed: of them, only haul checks as it runs."""
+connection as the Hub's CDN is (HF_RATE). haul with its defaults (16 connections to the Hub's
+files) against huggingface_hub's snapshot_download with and without hf_transfer and aria2c
+-x8 -s8 and -x16 -s16 on the resolve URLs, and haul with --per-host 8 (every other host's
+default) beside them; every file of every tool is checked against the repository's SHA-256
+after its run (check), untimed: of them, only haul checks as it runs."""
 
 import hashlib
 import json
@@ -185,10 +186,10 @@ def hf_workload(spec, size_name, haul, output, daemons):
     snapshot = [SNAPSHOT, into]
     tools = [
         Tool("haul", env + [haul, "run", manifest, "-o", output, "-q"], output),
-        # Beside the defaults: with twice the connections to a host (--per-host), what the
-        # per-connection rate holds haul's defaults to.
-        Tool("haul-per-host16",
-             env + [haul, "run", manifest, "-o", output, "-q", "--per-host", "16"], output),
+        # Beside the defaults: with the connections every other host gets (--per-host 8),
+        # what the per-connection rate holds haul to there.
+        Tool("haul-per-host8",
+             env + [haul, "run", manifest, "-o", output, "-q", "--per-host", "8"], output),
         Tool("snapshot_download", env + ["python-hf-current", "-c"] + snapshot, output),
         Tool("snapshot_download-hf_transfer",
              env + ["HF_HUB_ENABLE_HF_TRANSFER=1", "python-hf-transfer", "-c"] + snapshot,
@@ -196,6 +197,9 @@ def hf_workload(spec, size_name, haul, output, daemons):
         Tool("aria2c-x8", ["aria2c", "-x8", "-s8", "-i", aria2, "-d", output,
                            "--auto-save-interval=0", "--file-allocation=none", "-q",
                            "--summary-interval=0", "--console-log-level=warn"], output),
+        Tool("aria2c-x16", ["aria2c", "-x16", "-s16", "-i", aria2, "-d", output,
+                            "--auto-save-interval=0", "--file-allocation=none", "-q",
+                            "--summary-interval=0", "--console-log-level=warn"], output),
     ]
     files = [("model.safetensors", HF_LARGE[size_name], True)] + HF_SMALL
     total = sum(size for _, size, _ in files)
@@ -242,7 +246,8 @@ def hf_workload(spec, size_name, haul, output, daemons):
         "hf-model", f"hf://{HF_REPO}: 1 x {label} and {len(HF_SMALL)} small files from a Hub "
         f"test server, its storage origin nginx at {HF_RATE // 1_000_000} MB/s a connection, "
         "to disk; haul and snapshot_download (huggingface_hub 2.5.0) with their defaults, "
-        "hf_transfer through huggingface_hub 0.36.2 (the last that uses it), aria2c -x8 -s8; "
+        "hf_transfer through huggingface_hub 0.36.2 (the last that uses it), aria2c -x8 -s8 "
+        "and -x16 -s16; "
         "every file's SHA-256 checked after each run",
         len(files), 0, "snapshot_download", tools, check=check, total_bytes=total,
         connections=servers.conn_log, prepare=prepare)

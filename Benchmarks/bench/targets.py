@@ -237,10 +237,10 @@ def tree_targets(by, add, ratio):
 
 def hf_targets(by, speed, add, ratio, ahead):
     """Issue 43's target: haul with its defaults against the fastest of its peers on hf-model
-    (huggingface_hub's snapshot_download with and without hf_transfer, aria2c -x8 -s8), and
-    beside it each peer and haul with 16 connections, only reported."""
+    (huggingface_hub's snapshot_download with and without hf_transfer, aria2c -x8 -s8 and
+    -x16 -s16), and beside it each peer and haul with 8 connections, only reported."""
     rows = by.get("hf-model", {})
-    peers = ["snapshot_download", "snapshot_download-hf_transfer", "aria2c-x8"]
+    peers = ["snapshot_download", "snapshot_download-hf_transfer", "aria2c-x8", "aria2c-x16"]
     ran = [rows[name] for name in peers if rows.get(name, {}).get("files_per_s")]
     best = max(ran, key=lambda t: t["files_per_s"], default=None)
     name = best["tool"] if best else "-"
@@ -249,5 +249,5 @@ def hf_targets(by, speed, add, ratio, ahead):
         led=ahead("hf-model", "haul", name) if best else None)
     for peer in peers:
         speed(f"hf-model: haul (defaults) vs {peer}", "hf-model", "haul", peer, 0.0)
-    speed(f"hf-model: haul --per-host 16 vs the best peer ({name})", "hf-model",
-          "haul-per-host16", name, 0.0)
+    speed(f"hf-model: haul --per-host 8 vs the best peer ({name})", "hf-model",
+          "haul-per-host8", name, 0.0)

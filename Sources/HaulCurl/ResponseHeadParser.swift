@@ -118,6 +118,7 @@ struct ResponseHeadParser {
     case (4, UInt8(ascii: "l")): candidates = ["link"]
     case (12, UInt8(ascii: "x")): candidates = ["x-error-code"]
     case (15, UInt8(ascii: "x")): candidates = ["x-error-message"]
+    case (13, UInt8(ascii: "x")): candidates = ["x-repo-commit", "x-linked-etag", "x-linked-size"]
     case (6, UInt8(ascii: "d")): candidates = ["digest"]
     case (8, UInt8(ascii: "l")): candidates = ["location"]
     case (11, UInt8(ascii: "r")): candidates = ["retry-after", "repr-digest"]

@@ -48,6 +48,40 @@ package struct HFEndpoint: Sendable, Hashable {
         + Self.encodeSegment(revision) + "/" + Self.encodePath(path))
   }
 
+  /// The query of a single-file line's `resolve` URL (`fileURL`), which marks its entry as
+  /// an `hf://` file that `HFFileLister` asks the Hub about: the Hub's own download link
+  /// has it, and the Hub takes it as it takes the URL without it.
+  package static let fileQuery = "download=true"
+
+  /// The `resolve` URL of `address`'s file at its revision, marked with `fileQuery`.
+  package func fileURL(of address: HFAddress) -> URL? {
+    resolveURL(of: address, path: address.path, at: address.revision).flatMap {
+      URL(string: $0.absoluteString + "?" + Self.fileQuery)
+    }
+  }
+
+  /// The file a single-file line's URL (`fileURL`) names, its revision decoded; `nil` for
+  /// any other URL.
+  package func file(of url: URL) -> HFAddress? {
+    guard url.query(percentEncoded: true) == Self.fileQuery else { return nil }
+    let text = url.absoluteString
+    guard text.hasPrefix(base + "/"), let mark = text.firstIndex(of: "?") else { return nil }
+    var segments = text[text.index(text.startIndex, offsetBy: base.count + 1)..<mark].split(
+      separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
+    var kind = HFRepoKind.model
+    if let first = segments.first, let named = HFRepoKind(urlSegment: first), named != .model {
+      kind = named
+      segments.removeFirst()
+    }
+    guard segments.count >= 5, segments[2] == "resolve", !segments[0].isEmpty,
+      !segments[1].isEmpty, !segments[3].isEmpty, !segments[4].isEmpty
+    else { return nil }
+    let path = segments[4...].joined(separator: "/")
+    return HFAddress(
+      kind: kind, repository: segments[0] + "/" + segments[1], revision: Self.decode(segments[3]),
+      path: Self.decode(path[...]), isFolder: false)
+  }
+
   /// The address a folder's tree URL (`treeURL`) names, its revision as the URL gives it;
   /// `nil` for any other URL.
   package func folder(of url: URL) -> HFAddress? {

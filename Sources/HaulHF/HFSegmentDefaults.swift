@@ -2,7 +2,7 @@ import Foundation
 import HaulCore
 
 /// A large file of the Hub comes down in ranges unless the run gives `--segments`
-/// (`HFEndpoint.defaultSegments`), as `hf_transfer` and `aria2c -x8` fetch one: the Hub's
+/// (`HFEndpoint.defaultSegments`), as `hf_transfer` and `aria2c -x16` fetch one: the Hub's
 /// storage host (a CDN) serves each connection at a rate of its own, far below what a
 /// host's link takes, so one stream per file leaves a model's largest file the whole run's
 /// tail. Any other server's downloads go as `others` (an `--s3` endpoint's own default)
@@ -25,9 +25,10 @@ package struct HFSegmentDefaults: SegmentDefaults {
 }
 
 extension HFEndpoint {
-  /// The ranges a file takes at least: as many as `--per-host`'s default lets run at once,
-  /// so that a model's one large file alone holds every connection it may.
-  package static let minimumSegments = 8
+  /// The ranges a file takes at least: as many as the Hub's origin may have in flight by
+  /// default (`HFHostLimits.perHost`), so that a model's one large file alone holds every
+  /// connection it may.
+  package static let minimumSegments = HFHostLimits.perHost
   /// The length of a range once a file has more than `minimumSegments` of it: a range
   /// costs a `resolve` request through the Hub and one to the storage host, about a second
   /// of transfer at a CDN connection's rate.
@@ -36,7 +37,7 @@ extension HFEndpoint {
   package static let maximumSegments = 64
 
   /// The ranges a file of `size` bytes (`nil`: not known yet) comes down in when the run
-  /// gives no `--segments`: `minimumSegments`, and for a file above 512 MiB one a
+  /// gives no `--segments`: `minimumSegments`, and for a file above 1 GiB one a
   /// `segmentLength`, up to `maximumSegments`. With more ranges than run at once, they end
   /// in the file's order, so its SHA-256 (read in order as the ranges extend the file)
   /// keeps up with the transfer instead of reading most of the file after its last byte.

@@ -2,9 +2,10 @@ import Foundation
 import HaulCore
 
 /// `hf://REPO[@REVISION][/PATH]` in a manifest (`HFAddress`): a file as its `resolve` URL
-/// at the revision, a folder as its tree URL at the revision (`HFEndpoint.treeURL`), which
-/// `HFTreeLister` resolves to a commit and lists. A folder's files land by default in the
-/// repository's NAME as a folder, a file in its own name.
+/// at the revision (`HFEndpoint.fileURL`), which `HFFileLister` asks the Hub about; a
+/// folder as its tree URL at the revision (`HFEndpoint.treeURL`), which `HFTreeLister`
+/// resolves to a commit and lists. A folder's files land by default in the repository's
+/// NAME as a folder, a file in its own name.
 package struct HFURLScheme: ManifestURLScheme {
   /// The Hub the URLs go to.
   package let endpoint: HFEndpoint
@@ -30,7 +31,7 @@ package struct HFURLScheme: ManifestURLScheme {
     let url =
       address.isFolder
       ? endpoint.treeURL(of: address)
-      : endpoint.resolveURL(of: address, path: address.path, at: address.revision)
+      : endpoint.fileURL(of: address)
     guard let url else { return .failure(ManifestLineError("\(field) makes no valid URL")) }
     return .success(url)
   }

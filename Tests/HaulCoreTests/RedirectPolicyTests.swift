@@ -40,6 +40,18 @@ struct RedirectPolicyTests {
     #expect(try stopping.follow(after: elsewhere), "any other redirect is followed")
   }
 
+  @Test func a_request_that_stops_at_redirects_ends_at_any_it_would_follow() throws {
+    var request = TransferRequest(url: URL(string: "http://a.example/o/n/resolve/main/f")!)
+    request.stopsAtRedirect = true
+    var walk = RedirectWalk(request)
+    let away = TransferResponse(head: redirect(302, to: "https://cdn.example/b?s=1"), bodyBytes: 0)
+    #expect(try !walk.follow(after: away))
+    #expect(walk.hops == 0 && walk.hop.url == request.url)
+    #expect(throws: TransferError.self) {
+      try walk.follow(after: TransferResponse(head: redirect(302, to: "ftp://x/"), bodyBytes: 0))
+    }
+  }
+
   @Test func follows_a_relative_location() {
     #expect(
       policy.decide(

@@ -34,11 +34,12 @@ import Testing
     }
   }
 
-  @Test func a_file_takes_eight_ranges_and_one_per_64_mib_above_512_mib_up_to_64() {
-    #expect(HFEndpoint.defaultSegments(size: nil) == 8)
-    #expect(HFEndpoint.defaultSegments(size: 9 << 20) == 8)
-    #expect(HFEndpoint.defaultSegments(size: 512 << 20) == 8)
+  @Test func a_file_takes_sixteen_ranges_and_one_per_64_mib_above_1_gib_up_to_64() {
+    #expect(HFEndpoint.defaultSegments(size: nil) == 16)
+    #expect(HFEndpoint.defaultSegments(size: 9 << 20) == 16)
+    #expect(HFEndpoint.defaultSegments(size: 512 << 20) == 16)
     #expect(HFEndpoint.defaultSegments(size: 1 << 30) == 16)
+    #expect(HFEndpoint.defaultSegments(size: (1 << 30) + (64 << 20)) == 17)
     #expect(HFEndpoint.defaultSegments(size: 2 << 30) == 32)
     #expect(HFEndpoint.defaultSegments(size: 10 << 30) == 64)
   }
@@ -47,7 +48,7 @@ import Testing
     let defaults = HFSegmentDefaults(endpoint: hub, others: Others())
     let file = try #require(URL(string: hub.base + "/org/name/resolve/main/model.bin"))
     #expect(defaults.segments(for: file, size: 2 << 30) == 32)
-    #expect(defaults.segments(for: file, size: nil) == 8)
+    #expect(defaults.segments(for: file, size: nil) == 16)
     let object = try #require(URL(string: "http://s3.test/bucket/key"))
     #expect(defaults.segments(for: object, size: 2 << 30) == 5)
     let page = try #require(URL(string: "http://web.test/file.iso"))
@@ -66,5 +67,22 @@ import Testing
     #expect(chosen.segmentDefaults?.segments(for: file, size: 1 << 30) == 16)
     let object = try #require(URL(string: "http://s3.test/bucket/key"))
     #expect(chosen.segmentDefaults?.segments(for: object, size: 1 << 30) == 5)
+  }
+
+  @Test func the_hubs_origin_takes_sixteen_transfers_only_when_the_run_gives_no_per_host()
+    throws
+  {
+    let file = try #require(URL(string: hub.base + "/org/name/resolve/main/model.bin"))
+    let api = try #require(URL(string: hub.base + "/api/models/org/name/tree/main"))
+    let other = try #require(URL(string: "http://web.test/file.iso"))
+    var given = SchedulerOptions(perHost: 4)
+    given.addHuggingFace(endpoint: hub, token: nil)
+    #expect(given.hostLimits == nil)
+    var chosen = SchedulerOptions()
+    chosen.addHuggingFace(endpoint: hub, token: nil, perHostByDefault: true)
+    let limits = try #require(chosen.hostLimits)
+    #expect(limits.perHost(for: file) == 16 && limits.perHost(for: api) == 16)
+    #expect(limits.perHost(for: other) == nil)
+    #expect(HFEndpoint.minimumSegments == HFHostLimits.perHost)
   }
 }

@@ -11,7 +11,9 @@ import Foundation
 /// transfer is sent and retries transient failures.
 package protocol FolderLister: Sendable {
   /// Whether this lister lists `entry`'s tree. The first lister that takes an entry lists
-  /// it; an entry no lister takes runs as a single transfer.
+  /// it; an entry no lister takes runs as a single transfer. A lister may take a
+  /// single-file entry too (an `hf://` file, whose size and digest the Hub tells): it lists
+  /// that one file, which lands in the folder of the entry's path (`ListingItem`).
   func lists(_ entry: ManifestEntry) -> Bool
 
   /// The page of `folder` after `cursor` (the previous page's `next`; `nil` for the first).
@@ -62,7 +64,8 @@ package struct ListedFile: Sendable, Hashable {
   /// found complete in place never needs its URL.
   private var sourceIsURL = false
   /// Its path relative to the entry's folder (`a/b/c.txt`), as the server names it: the
-  /// expansion refuses one that would leave the folder.
+  /// expansion refuses one that would leave the folder. For a single-file entry, relative
+  /// to the folder its path lies in.
   package var relativePath: String
   /// Its path in the listing, which `--include`, `--exclude` and `--depth` judge, when it
   /// lands elsewhere (`blobs/OID` of a content-addressed cache); `nil`: `relativePath`.

@@ -30,10 +30,12 @@ package struct ListingClient: Sendable {
   /// Sends `method` to `url` and returns the answer. A status in `handles` is returned as
   /// it is (a `PROPFIND` refused with 405); any other non-2xx fails, retried while transient.
   /// `stopsAtFolderRedirect`: a redirect to exactly `url` plus `/` is returned, not followed
-  /// (`TransferRequest.stopsAtFolderRedirect`). An answer larger than `limit` fails.
+  /// (`TransferRequest.stopsAtFolderRedirect`); `stopsAtRedirect`: any redirect is the
+  /// answer (give its status in `handles`). An answer larger than `limit` fails.
   package func fetch(
     _ url: URL, method: String = "GET", headers: [HTTPField] = [], handles: Set<Int> = [],
-    stopsAtFolderRedirect: Bool = false, limit: Int = ListingClient.pageLimit
+    stopsAtFolderRedirect: Bool = false, stopsAtRedirect: Bool = false,
+    limit: Int = ListingClient.pageLimit
   ) async throws(TransferError) -> Answer {
     var loop = AttemptLoop(sources: 1, policy: runner.retryPolicy)
     loop.begin()
@@ -45,7 +47,8 @@ package struct ListingClient: Sendable {
       return .init(
         result: await fetchOnce(
           url, method: method, headers: headers, handles: handles,
-          stopsAtFolderRedirect: stopsAtFolderRedirect, limit: limit),
+          stopsAtFolderRedirect: stopsAtFolderRedirect, stopsAtRedirect: stopsAtRedirect,
+          limit: limit),
         attempts: number)
     }
     return try result.mapError { $0.error }.get()
@@ -53,14 +56,16 @@ package struct ListingClient: Sendable {
 
   private func fetchOnce(
     _ url: URL, method: String, headers: [HTTPField], handles: Set<Int>,
-    stopsAtFolderRedirect: Bool, limit: Int
+    stopsAtFolderRedirect: Bool, stopsAtRedirect: Bool, limit: Int
   ) async -> Result<Answer, AttemptFailure> {
     let options = runner.options
     var request = TransferRequest(
       url: url, method: method, headers: options.headers + entry.headers + headers,
       stallTimeout: options.stallTimeout, connectTimeout: min(options.stallTimeout, 30))
     request.stopsAtFolderRedirect = stopsAtFolderRedirect
+    request.stopsAtRedirect = stopsAtRedirect
     let sink = MemoryAnswerSink(limit: limit, errorBodies: options.errorBodies)
+    sink.readsBody = method != "HEAD"
     let response: TransferResponse
     do throws(TransferError) {
       response = try await runner.send(request, for: entry, sink: sink)

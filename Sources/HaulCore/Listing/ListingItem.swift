@@ -16,6 +16,10 @@ enum ListingItem: Sendable {
   /// `folders.depth` or the filter leaves it out. `inPlace` is asked for a download's
   /// normal path, listed size and listed mtime: the length of its file when that is
   /// complete and skipped, else `nil`.
+  ///
+  /// A single-file entry (its path names a file, not a folder) that a lister takes is the
+  /// file the line names: its listed file lies in the folder of the entry's path, neither
+  /// `--depth` nor the filter judges it, and it keeps the line (its text, its digests).
   init?(
     _ file: borrowing ListedFile, of folderEntry: borrowing ManifestEntry, folders: FolderOptions,
     inPlace: ((_ path: String, _ size: Int64?, _ listedModified: Int?) -> Int64?)? = nil
@@ -23,18 +27,22 @@ enum ListingItem: Sendable {
     var (depth, dotted) = Self.shape(of: file.relativePath)
     let judged = file.listedPath ?? file.relativePath
     if file.listedPath != nil { depth = Self.shape(of: judged).depth }
-    guard depth <= folders.depth, folders.filter.takes(judged) else {
+    let folder = Self.folder(of: folderEntry.path)
+    let ownFile = folder.utf8.count < folderEntry.path.utf8.count
+    guard ownFile || (depth <= folders.depth && folders.filter.takes(judged)) else {
       return nil
     }
-    let wanted = folderEntry.path.joined(with: file.relativePath)
+    let wanted = folder.joined(with: file.relativePath)
     let listedModified = file.modified.map { Int($0.timeIntervalSince1970.rounded(.down)) }
     let normalized = ManifestPath.normalize(wanted)
     if !dotted, case .success(let normal) = normalized, let inPlace,
       folderEntry.operation == .download, let urlText = file.urlText,
       let length = inPlace(normal, file.size, listedModified)
     {
-      let text = ManifestLineText(
-        listedURL: file.source, path: wanted, upload: false, size: file.size)
+      let text =
+        ownFile
+        ? ManifestLineText(folderEntry.text)
+        : ManifestLineText(listedURL: file.source, path: wanted, upload: false, size: file.size)
       let outcome = EntryOutcome(
         line: folderEntry.line, text: text, url: urlText, path: normal,
         operation: .download, status: .skipped, bytes: 0, attempts: 0, seconds: 0,
@@ -45,13 +53,20 @@ enum ListingItem: Sendable {
       return
     }
     let url = file.url
-    let text = ManifestLineText.listed(
-      url: file.source, path: wanted, upload: folderEntry.operation == .upload,
-      size: file.size)
+    let text =
+      ownFile
+      ? folderEntry.text
+      : ManifestLineText.listed(
+        url: file.source, path: wanted, upload: folderEntry.operation == .upload,
+        size: file.size)
     var entry = ManifestEntry(
       line: folderEntry.line, text: text, operation: folderEntry.operation,
       url: url ?? folderEntry.url, path: wanted, method: folderEntry.method,
       size: file.size, headers: folderEntry.headers)
+    if ownFile {
+      entry.manifestDigests = folderEntry.manifestDigests
+      entry.checksumDigests = folderEntry.checksumDigests
+    }
     if dotted {
       self = .ended(entry, Self.refusal("has a . or .. segment"))
       return
@@ -103,6 +118,14 @@ enum ListingItem: Sendable {
       if length > 0, length <= 2, dots == length { dotted = true }
       return (depth, dotted)
     }
+  }
+
+  /// The folder `path` lies in, ending in `/` (`""`: the output directory): `path` itself
+  /// for a folder entry's (`a/b/` or `""`), `a/` for a single file's `a/c.txt`.
+  static func folder(of path: String) -> String {
+    if path.isEmpty || path.utf8.last == UInt8(ascii: "/") { return path }
+    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+    return String(path[...slash])
   }
 
   /// The transfer a folder that cannot be listed ends as: its URL, its local folder.

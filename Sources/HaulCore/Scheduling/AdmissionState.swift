@@ -44,6 +44,8 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   private var blockedUntil: [Host: Double] = [:]
   private var down: Set<Host> = []
   private var multiplexed: Set<Host> = []
+  /// Hosts whose ceiling is not `perHost` (`setCeiling`).
+  private var ceilings: [Host: Int] = [:]
 
   private struct Candidate: Comparable, Sendable {
     var arrival: Int
@@ -84,10 +86,17 @@ package struct AdmissionState<Host: Hashable & Sendable>: Sendable {
   /// The current limit for `host`.
   package func limit(for host: Host) -> Int { reduced[host]?.limit ?? ceiling(for: host) }
 
-  /// The most transfers to `host` at once: `perHost`, or as many streams for a host that
-  /// multiplexes.
+  /// The most transfers to `host` at once: `perHost` (or its own, `setCeiling`), or as
+  /// many streams for a host that multiplexes.
   package func ceiling(for host: Host) -> Int {
-    multiplexed.contains(host) ? perHost * streamsPerConnection : perHost
+    let connections = ceilings[host] ?? perHost
+    return multiplexed.contains(host) ? connections * streamsPerConnection : connections
+  }
+
+  /// Gives `host` a ceiling of its own in place of `perHost` (`HostLimits`), before its
+  /// first transfer asks for a slot.
+  package mutating func setCeiling(_ ceiling: Int, for host: Host) {
+    ceilings[host] = max(1, ceiling)
   }
 
   /// `host` multiplexes: its ceiling counts streams from now on. Returns whether that is

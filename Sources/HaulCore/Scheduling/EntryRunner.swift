@@ -64,7 +64,8 @@ final class EntryRunner: Sendable {
       concurrency: options.concurrency, perHost: options.perHost,
       retryAfterCap: scheduler.retryPolicy.retryAfterCap,
       controller: options.automaticConcurrency
-        ? ConcurrencyController(ceiling: options.concurrency) : nil)
+        ? ConcurrencyController(ceiling: options.concurrency) : nil,
+      hostLimits: options.hostLimits)
     // An interceptor that must wait (`--auth-command` runs a command) sends every attempt
     // through a task; one that adapts at once (`--s3` signing) keeps the engine.
     immediate = options.interceptor as? any ImmediateRequestInterceptor

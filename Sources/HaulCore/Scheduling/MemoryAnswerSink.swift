@@ -12,6 +12,9 @@ package final class MemoryAnswerSink: ResponseSink, @unchecked Sendable {
   /// The start of an error answer's body, when the classifier reads its status.
   package private(set) var errorBody: ErrorBody?
   private var keeps = false
+  /// Whether a body is read at all: not for a `HEAD`, whose `Content-Length` announces a
+  /// body that never comes (corelibs' URLSession would wait for it).
+  package var readsBody = true
   private let progress: ProgressCounter?
   private var reported: Int64 = 0
 
@@ -29,7 +32,7 @@ package final class MemoryAnswerSink: ResponseSink, @unchecked Sendable {
     body.removeAll()
     keeps = (200..<300).contains(head.status)
     errorBody = keeps ? nil : ErrorBody.capturing(status: head.status, for: errorBodies)
-    return keeps || errorBody != nil
+    return readsBody && (keeps || errorBody != nil)
   }
 
   package func receive(body chunk: UnsafeRawBufferPointer) throws(TransferError) {

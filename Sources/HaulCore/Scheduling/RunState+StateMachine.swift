@@ -109,6 +109,15 @@ package struct RunStateMachine<Job, Waiter, Wake> {
 
   /// Transfers allowed in flight now.
   package var limit: Int { admission.limit }
+
+  /// Gives `host` a ceiling of its own (`AdmissionState.setCeiling`).
+  package mutating func setCeiling(_ ceiling: Int, for host: Int) {
+    admission.setCeiling(ceiling, for: host)
+  }
+
+  /// The most transfers `host` takes at once (`AdmissionState.ceiling`).
+  package func ceiling(for host: Int) -> Int { admission.ceiling(for: host) }
+
   /// Transfers in flight now.
   package var running: Int { admission.running }
 

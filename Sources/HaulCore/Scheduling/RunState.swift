@@ -51,12 +51,18 @@ final class RunState: Sendable {
   /// What the folder listings added to the run so far, for the progress totals.
   let listing = ListingTally()
 
-  /// - Parameter controller: chooses the global limit (`-j auto`), with `concurrency` its
-  ///   ceiling; `nil` keeps `concurrency` fixed.
+  /// Origins whose ceiling is not `perHost`.
+  private let hostLimits: (any HostLimits)?
+
+  /// - Parameters:
+  ///   - controller: chooses the global limit (`-j auto`), with `concurrency` its ceiling;
+  ///     `nil` keeps `concurrency` fixed.
+  ///   - hostLimits: the origins whose ceiling is not `perHost`, asked once per origin.
   init(
     concurrency: Int, perHost: Int, retryAfterCap: Double,
-    controller: ConcurrencyController? = nil
+    controller: ConcurrencyController? = nil, hostLimits: (any HostLimits)? = nil
   ) {
+    self.hostLimits = hostLimits
     state = Mutex(
       State(
         machine: Machine(
@@ -92,12 +98,17 @@ final class RunState: Sendable {
     let spelling = Self.schemeAndAuthority(of: text)
     if let id = state.withLock({ $0.spellings[spelling] }) { return id }
     let host = Origin(url).description
+    let ceiling = hostLimits?.perHost(for: url)
     return state.withLock {
       let id = $0.id(of: host)
+      if let ceiling { $0.machine.setCeiling(ceiling, for: id) }
       $0.spellings[spelling] = id
       return id
     }
   }
+
+  /// The most transfers the origin numbered `host` (`hostID`) takes at once.
+  func ceiling(for host: Int) -> Int { state.withLock { $0.machine.ceiling(for: host) } }
 
   /// `text` up to the end of its authority: before the first `/`, `?` or `#` after `://`.
   private static func schemeAndAuthority(of text: String) -> Substring {

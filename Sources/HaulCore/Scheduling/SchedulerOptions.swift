@@ -97,6 +97,9 @@ public struct SchedulerOptions: Sendable {
   /// Servers whose downloads go in their own number of segments (`SegmentDefaults`); none
   /// by default: every download goes in `segments`.
   package var segmentDefaults: (any SegmentDefaults)?
+  /// Origins whose transfers may run more at once than `perHost` (`HostLimits`); none by
+  /// default. The transport must allow as many connections to one host.
+  package var hostLimits: (any HostLimits)?
   /// How folder entries are expanded (`--depth`).
   package var folders = FolderOptions()
 

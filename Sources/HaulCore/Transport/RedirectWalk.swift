@@ -13,7 +13,7 @@ import Foundation
 /// A redirect to exactly the URL plus `/` is how servers answer a folder asked without its
 /// trailing slash (h2o, whose index pages link folders so, Apache, nginx): `folder(after:of:)`
 /// reads it, and a request that `stopsAtFolderRedirect` ends at it, for its answer to say
-/// "folder".
+/// "folder". A request that `stopsAtRedirect` ends at any redirect it would follow.
 ///
 /// With an `HTTPState` (`.netrc` logins, cookies), each hop gets the login of its own host
 /// and the cookies that match its URL, and every response's `Set-Cookie` fields are stored
@@ -58,6 +58,7 @@ package struct RedirectWalk: Sendable {
     case .refuse(let reason):
       throw TransferError(.redirectRefused, reason)
     case .follow(let url, let method):
+      if hop.stopsAtRedirect { return false }
       hops += 1
       hop.url = url
       if method != hop.method {

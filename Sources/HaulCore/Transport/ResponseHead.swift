@@ -26,7 +26,7 @@ public struct ResponseHead: Sendable, Hashable {
     "x-goog-hash", "x-amz-checksum-sha256", "transfer-encoding", "upload-offset",
     "upload-length", "upload-complete", "upload-limit", "upload-draft-interop-version",
     "tus-version", "tus-extension", "tus-checksum-algorithm", "link", "x-error-code",
-    "x-error-message",
+    "x-error-message", "x-repo-commit", "x-linked-etag", "x-linked-size",
   ]
 
   /// The first value of header `name` (ASCII case ignored).

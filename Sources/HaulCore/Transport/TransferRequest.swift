@@ -61,6 +61,10 @@ public struct TransferRequest: Sendable {
   /// followed, so that the answer tells a folder (`RedirectWalk.folder(after:of:)`): for a
   /// listing that asks whether a name its page does not mark is a folder.
   package var stopsAtFolderRedirect = false
+  /// Whether any redirect ends the exchange instead of being followed: the redirect is the
+  /// answer, for a request whose answer's own fields name the target (the Hugging Face
+  /// Hub's `resolve` answer, `X-Linked-Etag`).
+  package var stopsAtRedirect = false
   /// Whether the transport keeps the response's `Set-Cookie` fields in its head (a run with
   /// cookies sets it); off, a transport may drop them with the other fields haul does not
   /// read (`ResponseHead.fieldsRead`).

@@ -22,6 +22,9 @@ struct RunOptions: Sendable {
   /// `-j auto`: the run finds its own concurrency, up to `concurrency`.
   var automaticConcurrency = true
   var perHost = 8
+  /// Whether `--per-host` was given: without it the Hub's origin takes more
+  /// (`HFHostLimits`), and the transport allows that many connections to a host.
+  var perHostGiven = false
   var transport = TransportChoice.curl
   var retries = 5
   /// `--segments N`; `nil` when not given: 1, and an S3 endpoint's own default for its
@@ -119,6 +122,7 @@ struct RunOptions: Sendable {
     }
     if let text = parsed.value("per-host") {
       perHost = try values.count("per-host", text, in: 1...4096)
+      perHostGiven = true
     }
     if let text = parsed.value("transport") {
       guard let choice = TransportChoice(rawValue: text) else {
@@ -239,8 +243,9 @@ struct RunOptions: Sendable {
     options.addResumableUploads(resumable)
     if case .success(let hub) = HubSetup.current {
       options.addHuggingFace(
-        endpoint: hub.endpoint, token: hub.token, cache: hfCache, segmentsByDefault: segments == nil
-      )
+        endpoint: hub.endpoint, token: hub.token, cache: hfCache,
+        segmentsByDefault: segments == nil,
+        perHostByDefault: !perHostGiven)
     }
     options.addWebFolders()
     return options
@@ -274,7 +279,9 @@ struct RunOptions: Sendable {
   /// The options the transport is created with.
   var transportOptions: TransportOptions {
     TransportOptions(
-      maxConnections: concurrency, maxConnectionsPerHost: perHost, extraCACertificates: cacert,
+      maxConnections: concurrency,
+      maxConnectionsPerHost: perHostGiven ? perHost : max(perHost, HFHostLimits.perHost),
+      extraCACertificates: cacert,
       maxBytesPerSecond: maxRate, loops: loops, proxyRules: proxyRules)
   }
 

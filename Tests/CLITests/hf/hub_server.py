@@ -13,20 +13,28 @@ http://127.0.0.1:H" to its standard error, and serves:
 - GET /api/.../tree/REV[/PATH]?recursive=true[&cursor=N]: the files and folders below PATH,
   PAGE of them a page, the next page named by `Link: <URL>; rel="next"`.
 - GET|HEAD /[datasets/]ORG/NAME/resolve/REV/PATH: a small file's bytes (ETag: its git blob
-  id), or for an LFS file a 302 to the storage host's signed URL (X-Linked-Etag,
-  X-Linked-Size: the Hub's own headers), as the Hub answers.
+  id, X-Repo-Commit: the commit REV names), or for an LFS file a 302 to the storage host's
+  signed URL, as the Hub answers it: X-Repo-Commit, X-Linked-Etag (the SHA-256) and
+  X-Linked-Size name the file, while the 302's own ETag (the LFS pointer's git blob id) and
+  Content-Length (of its "Found." body) do not, so that a client must read the Hub's own
+  fields (`huggingface_hub`'s `get_hf_file_metadata` does).
 - The storage host, GET|HEAD /blobs/SHA256?sig=...: the bytes, ranges too. It REFUSES any
   request that carries an Authorization header (403) and logs it to DIR/storage-auth.log:
-  the Hub token must never leave the Hub.
+  the Hub token must never leave the Hub. It serves org/cdn's file at CDN_RATE bytes a
+  second on each connection, as the Hub's CDN caps each, and logs to DIR/storage-inflight.log
+  how many of its GETs are being served as each starts, itself included.
 
-The Hub answers below /mirror too, as a mirror whose HF_ENDPOINT has a path.
+The Hub answers below /mirror too, as a mirror whose HF_ENDPOINT has a path. org/old-model
+is org/model renamed: its resolve URLs answer 307 with a relative Location naming
+org/model, as the Hub redirects a renamed repository (a client follows it on the Hub).
 
 Repositories: org/model and datasets/org/data are public; org/private answers 401
 RepoNotFound without the token TOKEN; org/gated lists publicly but refuses its files, 401
 without a token, 403 with one (GatedRepo); org/corrupt lists true blob ids and sizes but
 serves other bytes; org/flaky's storage host cuts its one file's first whole answer off
 halfway (a resume must follow); org/large's model.safetensors is 9 MiB, above haul's
---min-segment-size. Every request is logged to DIR/requests.log as
+--min-segment-size; org/cdn's model.safetensors, 9 MiB too, comes from the storage host at
+CDN_RATE a connection. Every request is logged to DIR/requests.log as
 "PORT METHOD PATH AUTH RANGE".
 
 With --repo, one more repository is served from files on disk (Benchmarks/run's hf-model):
@@ -43,11 +51,14 @@ import os
 import random
 import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOKEN = "hf_test_token_0123456789"
 PAGE = 3
+RENAMED = {"org/old-model": "org/model"}
+CDN_RATE = 256 << 10
 GATED_MESSAGE = (
     "Access to model org/gated is restricted. You must have access to it and be "
     "authenticated to access it. Please log in."
@@ -70,7 +81,7 @@ def blob_id(data):
 
 class Repo:
     def __init__(self, kind, repo_id, files, lfs, private=False, gated=False, corrupt=False,
-                 flaky=False):
+                 flaky=False, paced=False):
         self.kind = kind  # "model" or "dataset"
         self.id = repo_id
         self.files = files  # path -> bytes
@@ -79,6 +90,7 @@ class Repo:
         self.gated = gated
         self.corrupt = corrupt
         self.flaky = flaky  # the first whole answer of a blob is cut off halfway
+        self.paced = paced  # the storage host sends its blobs at CDN_RATE a connection
         self.sha = hashlib.sha1(f"{kind}/{repo_id}".encode()).hexdigest()
 
     def revision(self, name):
@@ -200,6 +212,8 @@ def make_repos():
              {"model.safetensors": random.Random("large").randbytes(9 << 20),
               "config.json": b"{}\n"},
              {"model.safetensors"}),
+        Repo("model", "org/cdn", {"model.safetensors": random.Random("cdn").randbytes(9 << 20)},
+             {"model.safetensors"}, paced=True),
     ]
 
 
@@ -211,6 +225,7 @@ class State:
         self.lock = threading.Lock()
         self.storage_port = 0
         self.cut = set()  # blobs whose whole answer was already cut off once
+        self.inflight = 0  # org/cdn's GETs being served
         for repo in self.repos.values():
             for path, data in repo.files.items():
                 folder = os.path.join(directory, "repos", repo.kind + "s", repo.id)
@@ -254,14 +269,25 @@ class Handler(BaseHTTPRequestHandler):
             return self.storage(head, auth)
         return self.hub(head, auth)
 
-    def send(self, status, body=b"", headers=None, head=False):
+    def send(self, status, body=b"", headers=None, head=False, rate=None):
+        """The answer; with `rate`, its body at that many bytes a second."""
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if not head:
+        if head:
+            return
+        if rate is None:
             self.wfile.write(body)
+            return
+        start = time.monotonic()
+        for offset in range(0, len(body), 16 << 10):
+            self.wfile.write(body[offset:offset + (16 << 10)])
+            self.wfile.flush()
+            ahead = start + (offset + (16 << 10)) / rate - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
 
     def json(self, status, value, headers=None):
         headers = dict(headers or {})
@@ -301,9 +327,19 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 self.close_connection = True
                 return
-        return self.send_bytes(data, headers, head)
+        if not repo.paced or head:
+            return self.send_bytes(data, headers, head)
+        with self.state.lock:
+            self.state.inflight += 1
+            now = self.state.inflight
+        self.state.log("storage-inflight.log", str(now))
+        try:
+            return self.send_bytes(data, headers, head, CDN_RATE)
+        finally:
+            with self.state.lock:
+                self.state.inflight -= 1
 
-    def send_bytes(self, data, headers, head):
+    def send_bytes(self, data, headers, head, rate=None):
         """`data` whole, or the one range the request asks for (206, or 416 past its end)."""
         wanted = self.headers.get("Range")
         if wanted and wanted.startswith("bytes=") and "," not in wanted:
@@ -315,8 +351,8 @@ class Handler(BaseHTTPRequestHandler):
                 headers["Content-Range"] = "bytes */%d" % len(data)
                 return self.send(416, b"", headers, head)
             headers["Content-Range"] = "bytes %d-%d/%d" % (first, last, len(data))
-            return self.send(206, data[first:last + 1], headers, head)
-        return self.send(200, data, headers, head)
+            return self.send(206, data[first:last + 1], headers, head, rate)
+        return self.send(200, data, headers, head, rate)
 
     def find(self, segments):
         """The repository the segments name ([datasets,] ORG, NAME, ...), and the rest."""
@@ -334,6 +370,10 @@ class Handler(BaseHTTPRequestHandler):
         if segments[:1] == ["mirror"]:
             segments = segments[1:]  # the same Hub below a path: HF_ENDPOINT=.../mirror
         api = segments[:1] == ["api"]
+        renamed = RENAMED.get("/".join(segments[:2]))
+        if not api and renamed and segments[2:3] == ["resolve"]:
+            location = url.path.replace("/".join(segments[:2]), renamed, 1)
+            return self.send(307, b"", {"Location": location}, head)
         repo, rest = self.find(segments[1:] if api else segments)
         if repo is None:
             return self.refuse(401, "RepoNotFound", "Repository not found", head)
@@ -380,12 +420,15 @@ class Handler(BaseHTTPRequestHandler):
             headers = {"X-Repo-Commit": commit, "Accept-Ranges": "bytes"}
             if path in repo.lfs:
                 sha = repo.lfs_sha256(path)
+                item = repo.item(path)
+                location = repo.storage_url(sha, self.state.storage_port)
                 headers.update({
-                    "ETag": '"%s"' % sha, "X-Linked-Etag": '"%s"' % sha,
-                    "X-Linked-Size": str(repo.item(path)["size"]),
-                    "Location": repo.storage_url(sha, self.state.storage_port),
+                    "ETag": '"%s"' % item["oid"], "X-Linked-Etag": '"%s"' % sha,
+                    "X-Linked-Size": str(item["size"]), "Location": location,
+                    "Content-Type": "text/plain; charset=utf-8",
                 })
-                return self.send(302, b"", headers, head)
+                return self.send(302, ("Found. Redirecting to " + location).encode(), headers,
+                                 head)
             headers["ETag"] = '"%s"' % repo.etag(path)
             return self.send_bytes(repo.served(path), headers, head)
         return self.refuse(404, "EntryNotFound", "Not found", head)
