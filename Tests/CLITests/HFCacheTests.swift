@@ -72,26 +72,9 @@ struct HFCacheTests {
       print(snapshot_download("org/data", repo_type="dataset", revision="v1"))
       print(hf_hub_download("org/model", "sub/deep/notes.txt", revision="refs/pr/1"))
       """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script]
-    process.environment = ProcessInfo.processInfo.environment.merging(
-      HFHubTests.environment(hub, home: directory).merging([
-        "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": cache,
-      ]) { $1 }
-    ) { $1 }
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let printed = String(
-      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(said.suffix(2000))")
-    let lines = printed.split(separator: "\n").map(String.init)
-    guard lines.count == 3 else { throw FixtureError("huggingface_hub printed \(printed)") }
+    let lines = try HFHubTests.python(
+      script, hub, home: directory, extra: ["HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": cache])
+    guard lines.count == 3 else { throw FixtureError("huggingface_hub printed \(lines)") }
     return lines
   }
 }

@@ -19,30 +19,6 @@ struct HFFileTests {
     #"{"url": "hf://org/old-model/sub/large.txt", "path": "renamed/large.txt"}"#,
   ]
 
-  /// Runs `script` under `python3` with the Hub's environment and `extra`: its standard
-  /// output's lines.
-  static func python(
-    _ script: String, _ hub: HFHubFixture, home: TemporaryDirectory, extra: [String: String] = [:]
-  ) throws -> [String] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script]
-    process.environment = ProcessInfo.processInfo.environment.merging(
-      HFHubTests.environment(hub, home: home).merging(extra) { $1 }
-    ) { $1 }
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let printed = String(
-      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(said.suffix(2000))")
-    return printed.split(separator: "\n").map(String.init)
-  }
-
   @Test func huggingface_hubs_hf_hub_download_takes_the_test_hubs_files_for_the_hubs()
     async throws
   {
@@ -62,7 +38,7 @@ struct HFFileTests {
           print(hf_hub_download(repo, path, repo_type=kind, revision=rev), meta.commit_hash,
                 meta.etag, meta.size)
       """
-    let printed = try Self.python(
+    let printed = try HFHubTests.python(
       script, hub, home: directory,
       extra: ["HF_HUB_CACHE": directory.file("cache"), "HF_HUB_DISABLE_XET": "1"])
     try #require(printed.count == 4, "\(printed)")
@@ -233,7 +209,7 @@ struct HFFileTests {
       print(hf_hub_download("org/data", "data/train.csv", repo_type="dataset", revision="v1"))
       print(hf_hub_download("org/model", "sub/deep/notes.txt", revision="refs/pr/1"))
       """
-    let found = try Self.python(
+    let found = try HFHubTests.python(
       script, hub, home: directory,
       extra: ["HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": directory.file("cache")])
     try #require(found.count == 4, "\(found)")

@@ -8,6 +8,36 @@ import Testing
 /// Hub's origin (the storage host refuses any request that carries it).
 @Suite("hf:// repositories from a Hub test server", .serialized)
 struct HFHubTests {
+  /// Runs `script` under `python3` with `arguments`, the Hub's environment and `extra`: the
+  /// lines of its standard output. Its standard error goes to a file in `home` (a progress
+  /// bar can fill a pipe that nobody reads while the output is read), and is shown when the
+  /// script fails.
+  static func python(
+    _ script: String, _ hub: HFHubFixture, home: TemporaryDirectory, arguments: [String] = [],
+    extra: [String: String] = [:]
+  ) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", script] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(
+      environment(hub, home: home).merging(extra) { $1 }
+    ) { $1 }
+    let errorsPath = home.file("python-errors.txt")
+    _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
+    let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
+    defer { try? errors.close() }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let printed = String(
+      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let said = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+    #expect(process.terminationStatus == 0, "\(said.suffix(2000))")
+    return printed.split(separator: "\n").map(String.init)
+  }
+
   /// The Hub's token environment cleared, so that no token of the machine's is found.
   static func environment(_ hub: HFHubFixture, home: TemporaryDirectory) -> [String: String] {
     [
@@ -61,19 +91,9 @@ struct HFHubTests {
                         local_dir=out + "/data", token=False)
       snapshot_download("org/private", local_dir=out + "/private", token=sys.argv[2])
       """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script, directory.path, HFHubFixture.token]
-    process.environment = ProcessInfo.processInfo.environment.merging(
-      Self.environment(hub, home: directory).merging(["HF_HUB_DISABLE_XET": "1"]) { $1 }
-    ) { $1 }
-    process.standardOutput = FileHandle.nullDevice
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
-    let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(said.suffix(2000))")
+    _ = try Self.python(
+      script, hub, home: directory, arguments: [directory.path, HFHubFixture.token],
+      extra: ["HF_HUB_DISABLE_XET": "1"])
     for (local, repository) in [
       ("model", "models/org/model"), ("data", "datasets/org/data"),
       ("private", "models/org/private"),
