@@ -312,6 +312,26 @@ final class ListingExpansionTests {
     #expect(totals == [[2, 0, 0], [3, 30, -1], [3, 30, -1], [4, 30, 0], [5, 30, 1]])
   }
 
+  @Test func a_taken_line_with_a_size_counts_that_size_once() async throws {
+    // Given a line that gives its size (30), taken by a lister that names one file of that
+    // size in its place, as an hf:// file line is
+    var entry = Self.entry(1, Self.root, recursive: true, path: "out/")
+    entry.size = 30
+    let lister = FakeLister([Self.root: [ListingPage(files: [Self.file("a", size: 30)])]])
+    var totals: [[Int64]] = []
+    // When it is expanded, the run's progress seen after the item is handed out
+    let (items, _) = try await expand([entry], with: lister) { runner in
+      let snapshot = runner.state.snapshot(expectedTotal: 1, expectedBytes: 30)
+      totals.append([
+        Int64(snapshot.total), snapshot.listedBytes, Int64(snapshot.listedWithoutSize),
+      ])
+    }
+    // Then the file takes the line's place: one entry, its 30 bytes counted once (by the
+    // manifest's statistics), nothing added as unsized
+    #expect(Self.paths(items) == ["out/a"])
+    #expect(totals == [[1, 0, 0]])
+  }
+
   @Test func a_root_that_fails_ends_as_the_entry_itself() async throws {
     let entry = Self.entry(1, Self.root, recursive: true, path: "out/")
     let lister = FakeLister([:], failing: [Self.root: TransferError(.connection, "refused")])

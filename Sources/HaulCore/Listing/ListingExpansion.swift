@@ -87,7 +87,7 @@ struct ListingExpansion<Base: IteratorProtocol<ManifestEntry>> {
       }
       guard let entry = base.next() else { return nil }
       guard let lister = listers.first(where: { $0.lists(entry) }) else { return .entry(entry) }
-      runner.state.listing.folderTaken()
+      runner.state.listing.taken(size: entry.size)
       let root = ListedFolder(url: entry.url, relativePath: "", depth: 1)
       walk = Walk(
         entry: entry, lister: lister, root: root, pending: [(root, [])],

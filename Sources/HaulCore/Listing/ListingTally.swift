@@ -1,21 +1,30 @@
 import Synchronization
 
 /// What the folder listings have added to the run so far, for the progress totals: the
-/// entries they named, the sizes they gave, and the folder entries whose place those took.
+/// entries they named, the sizes they gave, and the manifest entries whose place those took.
 ///
-/// A folder entry counts as one entry without a size in the manifest's statistics; once it
-/// is listed, the files it names (and each of its folders that could not be listed) count
-/// instead, as each page is handed to the feeder. The feeder writes, the progress sampler
+/// A folder entry counts as one entry without a size in the manifest's statistics, a
+/// single-file line a lister takes (an `hf://` file) as one with the `size` its line gives;
+/// once it is listed, what it names (and each of its folders that could not be listed)
+/// counts instead, as each page is handed to the feeder. The feeder writes, the progress sampler
 /// reads; each counter is an atomic of its own, so a snapshot may see a page half counted.
 final class ListingTally: Sendable {
   private let entries = Atomic<Int>(0)
-  private let folders = Atomic<Int>(0)
+  private let taken = Atomic<Int>(0)
+  private let takenUnsized = Atomic<Int>(0)
   private let unsized = Atomic<Int>(0)
   private let bytes = Atomic<Int64>(0)
+  private let takenBytes = Atomic<Int64>(0)
 
-  /// A folder entry is being listed: what it lists takes its place.
-  func folderTaken() {
-    folders.add(1, ordering: .relaxed)
+  /// A manifest entry whose line gives `size` (or none) is being listed: what it lists
+  /// takes its place.
+  func taken(size: Int64?) {
+    taken.add(1, ordering: .relaxed)
+    if let size {
+      takenBytes.add(size, ordering: .relaxed)
+    } else {
+      takenUnsized.add(1, ordering: .relaxed)
+    }
   }
 
   /// The listing handed out `item` (a file to fetch, a refused name, a folder that failed).
@@ -34,16 +43,17 @@ final class ListingTally: Sendable {
     }
   }
 
-  /// How many entries the listings added, less the folder entries they replaced.
+  /// How many entries the listings added, less the manifest entries they replaced.
   var addedEntries: Int {
-    entries.load(ordering: .relaxed) - folders.load(ordering: .relaxed)
+    entries.load(ordering: .relaxed) - taken.load(ordering: .relaxed)
   }
 
-  /// The entries without a size the listings added, less the folder entries they replaced.
+  /// The entries without a size the listings added, less the manifest entries without one
+  /// they replaced.
   var addedWithoutSize: Int {
-    unsized.load(ordering: .relaxed) - folders.load(ordering: .relaxed)
+    unsized.load(ordering: .relaxed) - takenUnsized.load(ordering: .relaxed)
   }
 
-  /// The sizes the listings gave.
-  var listedBytes: Int64 { bytes.load(ordering: .relaxed) }
+  /// The sizes the listings gave, less those of the manifest entries they replaced.
+  var listedBytes: Int64 { bytes.load(ordering: .relaxed) - takenBytes.load(ordering: .relaxed) }
 }
