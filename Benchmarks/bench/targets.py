@@ -236,18 +236,27 @@ def tree_targets(by, add, ratio):
 
 
 def hf_targets(by, speed, add, ratio, ahead):
-    """Issue 43's target: haul with its defaults against the fastest of its peers on hf-model
-    (huggingface_hub's snapshot_download with and without hf_transfer, aria2c -x8 -s8 and
-    -x16 -s16), and beside it each peer and haul with 8 connections, only reported."""
+    """Issue 43's target: haul with its defaults against the fastest of the peers the issue
+    names on hf-model (huggingface_hub's snapshot_download with and without hf_transfer,
+    aria2c -x8 -s8); beside it, only reported, haul against the fastest of every peer
+    (aria2c -x16 -s16 too, which opens as many connections as haul's default), each peer
+    alone, and haul with 8 connections."""
     rows = by.get("hf-model", {})
-    peers = ["snapshot_download", "snapshot_download-hf_transfer", "aria2c-x8", "aria2c-x16"]
-    ran = [rows[name] for name in peers if rows.get(name, {}).get("files_per_s")]
-    best = max(ran, key=lambda t: t["files_per_s"], default=None)
-    name = best["tool"] if best else "-"
-    add(f"hf-model: haul (defaults) vs the best peer ({name})",
-        ratio("hf-model", "haul", name) if best else None, 1.5,
-        led=ahead("hf-model", "haul", name) if best else None)
+    named = ["snapshot_download", "snapshot_download-hf_transfer", "aria2c-x8"]
+    peers = named + ["aria2c-x16"]
+
+    def fastest(names):
+        ran = [rows[name] for name in names if rows.get(name, {}).get("files_per_s")]
+        best = max(ran, key=lambda t: t["files_per_s"], default=None)
+        return best["tool"] if best else None
+
+    for label, names, goal in [("the issue's peers", named, 1.5), ("every peer", peers, 0.0)]:
+        best = fastest(names)
+        add(f"hf-model: haul (defaults) vs the best of {label} ({best or '-'})",
+            ratio("hf-model", "haul", best) if best else None, goal,
+            led=ahead("hf-model", "haul", best) if best else None)
     for peer in peers:
         speed(f"hf-model: haul (defaults) vs {peer}", "hf-model", "haul", peer, 0.0)
-    speed(f"hf-model: haul --per-host 8 vs the best peer ({name})", "hf-model",
-          "haul-per-host8", name, 0.0)
+    best = fastest(peers) or "-"
+    speed(f"hf-model: haul --per-host 8 vs the best peer ({best})", "hf-model",
+          "haul-per-host8", best, 0.0)
